@@ -1,0 +1,7 @@
+module forgectl.dev/shared
+
+go 1.26.0
+
+require golang.org/x/sys v0.50.0
+
+require github.com/google/go-cmp v0.7.0

@@ -1,0 +1,25 @@
+package registry
+
+import (
+	"os"
+	"strings"
+)
+
+// LocalPidDomain renders this process's pid namespace the way Claude Code
+// writes pidDomain on Linux: linux:<machine-id>:pid:[<ns inode>]. It is ""
+// when either part cannot be read, and then no entry is judged by it.
+func LocalPidDomain() string {
+	id, err := os.ReadFile("/etc/machine-id")
+	if err != nil {
+		return ""
+	}
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	mid := strings.TrimSpace(string(id))
+	if mid == "" {
+		return ""
+	}
+	return "linux:" + mid + ":" + ns
+}
