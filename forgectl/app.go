@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"forgectl.dev/forgectl/internal/picker"
+	"forgectl.dev/shared/config"
+	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/paths"
+	"github.com/peterbourgon/ff/v3/ffcli"
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+)
+
+// Version is this binary's release; each binary of the suite has its own.
+const Version = "0.1.0"
+
+// app carries everything a command touches of the outside world, so tests
+// can run a whole command against a temp home without exec'ing anything.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	environ        func() []string
+	home           string
+	goos           string
+	now            func() time.Time
+	lookPath       func(string) (string, error)
+	// exec replaces the process (unix.Exec in production).
+	exec func(argv0 string, argv, env []string) error
+	// chdir changes directory before exec.
+	chdir func(string) error
+	// stdoutTTY/stdinTTY say whether a person is on the other end.
+	stdoutTTY, stdinTTY bool
+	picker              picker.Picker
+	// self is this executable's absolute path, for dispatching to siblings.
+	self string
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
+	home, _ := os.UserHomeDir()
+	self, _ := os.Executable()
+	a := &app{
+		stdin: stdin, stdout: stdout, stderr: stderr,
+		getenv:   os.Getenv,
+		environ:  os.Environ,
+		home:     home,
+		goos:     runtime.GOOS,
+		now:      time.Now,
+		lookPath: exec.LookPath,
+		exec:     unix.Exec,
+		chdir:    os.Chdir,
+		picker:   picker.Fuzzy{},
+		self:     self,
+	}
+	a.stdoutTTY = isTerminal(stdout)
+	a.stdinTTY = isTerminal(stdin)
+	return a
+}
+
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return newApp(stdin, stdout, stderr).run(ctx, args)
+}
+
+func (a *app) run(ctx context.Context, args []string) int {
+	// Sibling binaries take their arguments untouched, and before anything
+	// else: `forgectl resume snapshot` runs on every Claude Code turn.
+	if code, ok := a.dispatch(args); ok {
+		return code
+	}
+	root := a.rootCommand()
+	if err := root.Parse(args); err != nil {
+		return a.usageError(err)
+	}
+	if err := root.Run(ctx); err != nil {
+		var ce *codeError
+		if errors.As(err, &ce) {
+			return ce.code
+		}
+		if errors.Is(err, flag.ErrHelp) {
+			return exitcode.OK
+		}
+		a.errorf("%v", err)
+		return exitcode.Failed
+	}
+	return exitcode.OK
+}
+
+// codeError ends a command with an exit code after its messages were printed.
+type codeError struct{ code int }
+
+func (e *codeError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func exit(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return &codeError{code}
+}
+
+func (a *app) usageError(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitcode.OK
+	}
+	a.errorf("%v", err)
+	a.hintf("run 'forgectl --help' or 'forgectl resume --help' for usage")
+	return exitcode.Refused
+}
+
+func (a *app) errorf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "forgectl: error: "+format+"\n", args...)
+}
+
+func (a *app) hintf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "forgectl: hint: "+format+"\n", args...)
+}
+
+func (a *app) notef(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "forgectl: "+format+"\n", args...)
+}
+
+func (a *app) claudePaths() paths.Claude { return paths.ClaudeFrom(a.getenv, a.home) }
+
+func (a *app) forgectlPaths() paths.Forgectl { return paths.ForgectlFrom(a.getenv, a.home, a.goos) }
+
+// loadConfig reads config.toml; its errors are printed here and mean exit 2.
+func (a *app) loadConfig() (*config.Config, error) {
+	cfg, err := config.Load(a.forgectlPaths().Config())
+	if err != nil {
+		var list config.ErrorList
+		if errors.As(err, &list) {
+			for _, e := range list {
+				a.errorf("%s", e.Error())
+			}
+		} else {
+			a.errorf("%v", err)
+		}
+		a.hintf("fix the config file, or run 'forgectl doctor' for a full report")
+		return nil, exit(exitcode.Refused)
+	}
+	return cfg, nil
+}
+
+func newFlagSet(name string, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	return fs
+}
+
+// helpFunc prints a hand-written manual instead of ffcli's generated one.
+func helpFunc(text string) func(*ffcli.Command) string {
+	return func(*ffcli.Command) string { return strings.TrimLeft(text, "\n") }
+}
+
+func (a *app) rootCommand() *ffcli.Command {
+	fs := newFlagSet("forgectl", a.stderr)
+	version := fs.Bool("version", false, "print the version")
+	return &ffcli.Command{
+		Name:      "forgectl",
+		FlagSet:   fs,
+		UsageFunc: helpFunc(rootHelp),
+		Subcommands: []*ffcli.Command{
+			a.resumeCommand(),
+			a.launchCommand(),
+			a.doctorCommand(),
+			a.initCommand(),
+		},
+		Exec: func(ctx context.Context, args []string) error {
+			if *version {
+				fmt.Fprintf(a.stdout, "forgectl %s\n", Version)
+				return nil
+			}
+			if len(args) > 0 {
+				a.errorf("unknown command %q", args[0])
+				a.hintf("run 'forgectl --help' for the list of commands")
+				return exit(exitcode.Refused)
+			}
+			fmt.Fprint(a.stdout, strings.TrimLeft(rootHelp, "\n"))
+			return nil
+		},
+	}
+}
+
+const rootHelp = `
+forgectl — get back into your Claude Code sessions
+
+USAGE
+  forgectl resume [FILTER]        pick a recent session from any repo and resume it in place
+  forgectl resume ls [--json]     list sessions without acting
+  forgectl resume snapshot        capture what a live session's exit would destroy (Stop hook)
+  forgectl resume outdated        list live sessions running an older claude
+  forgectl resume restart         restart outdated sessions in their herdr panes
+  forgectl resume hooks           run hooks when claude updates (run, install, status)
+  forgectl launch [--dry-run]     start claude here with this directory's launch profile
+  forgectl launch doctor          check claude, the config and the update-hooks watcher
+  forgectl doctor                 check that session rescue is wired correctly
+  forgectl init                   write a commented config.toml
+
+  forgectl --version              print the version
+  forgectl COMMAND --help         the manual of one command
+
+` + exitcode.Table + `
+
+ENVIRONMENT
+  CLAUDE_CONFIG_DIR     Claude Code's directory (default ~/.claude)
+  FORGECTL_CONFIG_DIR   forgectl's directory (default ~/.config/forgectl, or
+                        ~/Library/Application Support/forgectl on macOS)
+  FORGECTL_CLAUDE_BIN   the claude to run (else [launch] binary_path, else PATH)
+`

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"forgectl.dev/shared/exitcode"
+)
+
+// siblings maps `forgectl resume <verb>` to the binary that implements it
+// and the arguments that binary expects first. Each binary has its own
+// release cadence, so forgectl only finds and execs it.
+var siblings = map[string]struct {
+	binary string
+	lead   []string
+}{
+	"snapshot": {"resume-snapshot", nil},
+	"outdated": {"resume-restart", []string{"outdated"}},
+	"restart":  {"resume-restart", []string{"restart"}},
+	"hooks":    {"resume-hooks", nil},
+}
+
+// dispatch execs a sibling for `resume snapshot|outdated|restart|hooks`.
+// It reports ok=false when args are forgectl's own.
+func (a *app) dispatch(args []string) (int, bool) {
+	if len(args) < 2 || args[0] != "resume" {
+		return 0, false
+	}
+	sib, ok := siblings[args[1]]
+	if !ok {
+		return 0, false
+	}
+	// The snapshotter runs from a Stop hook, where any non-zero exit fails
+	// the turn (and 2 blocks it): even a missing binary must exit 0.
+	failCode := exitcode.Failed
+	quiet := false
+	if args[1] == "snapshot" {
+		failCode = exitcode.OK
+		quiet = slices.Contains(args[2:], "--quiet") || slices.Contains(args[2:], "-quiet")
+	}
+	path, err := a.findSibling(sib.binary)
+	if err != nil {
+		if !quiet {
+			a.errorf("%s is not installed: %v", sib.binary, err)
+			a.hintf("install it beside forgectl (%s) or on PATH: go install forgectl.dev/%s@latest", filepath.Dir(a.self), sib.binary)
+		}
+		return failCode, true
+	}
+	argv := append([]string{path}, sib.lead...)
+	argv = append(argv, args[2:]...)
+	env := withEnv(a.environ(), []string{"FORGECTL_SELF=" + a.self})
+	err = a.exec(path, argv, env)
+	// exec only returns on failure.
+	if !quiet {
+		a.errorf("cannot run %s: %v", path, err)
+	}
+	return failCode, true
+}
+
+// findSibling looks beside this executable first, so a release unpacked in
+// one folder uses its own binaries, then on PATH.
+func (a *app) findSibling(name string) (string, error) {
+	if a.self != "" {
+		p := filepath.Join(filepath.Dir(a.self), name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := a.lookPath(name)
+	if err != nil {
+		return "", errors.New("not beside forgectl and not on PATH")
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return p, nil
+}
+
+// withEnv overlays KEY=VALUE pairs on an environment, replacing any earlier
+// value of the same key so the child sees exactly one.
+func withEnv(base, add []string) []string {
+	keys := make(map[string]bool, len(add))
+	for _, kv := range add {
+		keys[envKey(kv)] = true
+	}
+	out := make([]string, 0, len(base)+len(add))
+	for _, kv := range base {
+		if !keys[envKey(kv)] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, add...)
+}
+
+func envKey(kv string) string {
+	for i := 0; i < len(kv); i++ {
+		if kv[i] == '=' {
+			return kv[:i]
+		}
+	}
+	return kv
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"forgectl.dev/shared/claudever"
+	"forgectl.dev/shared/config"
+	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/registry"
+	"github.com/peterbourgon/ff/v3/ffcli"
+)
+
+// checkRow is one line of a doctor report.
+type checkRow struct {
+	Check   string `json:"check"`
+	Status  string `json:"status"` // ok, warn, fail
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+func (a *app) printRows(rows []checkRow, asJSON bool) error {
+	if asJSON {
+		if rows == nil {
+			rows = []checkRow{}
+		}
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Status, r.Check, r.Message)
+		if r.Hint != "" && r.Status != "ok" {
+			fmt.Fprintf(tw, "\t\t→ %s\n", r.Hint)
+		}
+	}
+	return tw.Flush()
+}
+
+// rowsExit is 1 when any check failed; warnings alone exit 0.
+func rowsExit(rows []checkRow) error {
+	for _, r := range rows {
+		if r.Status == "fail" {
+			return exit(exitcode.Failed)
+		}
+	}
+	return nil
+}
+
+// configRows reports config.toml: every problem becomes its own row.
+func (a *app) configRows() (*config.Config, []checkRow) {
+	path := a.forgectlPaths().Config()
+	cfg, err := config.Load(path)
+	if err == nil {
+		msg := path
+		if !cfg.Exists {
+			msg = path + " (absent: built-in defaults apply)"
+		}
+		rows := []checkRow{{Check: "config", Status: "ok", Message: msg}}
+		if _, perr := cfg.ProxyEnv(); perr != nil {
+			var pe *config.ProxyError
+			hint := ""
+			if errors.As(perr, &pe) {
+				hint = pe.Hint
+			}
+			rows = append(rows, checkRow{Check: "config", Status: "fail", Message: perr.Error(), Hint: hint})
+		}
+		return cfg, rows
+	}
+	var list config.ErrorList
+	if !errors.As(err, &list) {
+		return nil, []checkRow{{Check: "config", Status: "fail", Message: err.Error()}}
+	}
+	var rows []checkRow
+	for _, e := range list {
+		rows = append(rows, checkRow{Check: "config", Status: "fail", Message: e.Error(), Hint: e.Hint})
+	}
+	return cfg, rows
+}
+
+// claudeRow reports which claude would run and its version.
+func (a *app) claudeRow(ctx context.Context, cfg *config.Config) checkRow {
+	bin, err := config.ClaudeBinary(a.getenv, cfg, a.lookPath)
+	if err != nil {
+		return checkRow{Check: "claude", Status: "fail", Message: err.Error(), Hint: "install Claude Code, or set FORGECTL_CLAUDE_BIN / [launch.defaults] binary_path"}
+	}
+	inst, err := claudever.Finder{Getenv: a.getenv, Home: a.home, Binary: bin}.Find(ctx)
+	if err != nil {
+		return checkRow{Check: "claude", Status: "warn", Message: fmt.Sprintf("%s: version unknown: %v", bin, err)}
+	}
+	return checkRow{Check: "claude", Status: "ok", Message: fmt.Sprintf("%s (%s, from %s)", inst.Version, inst.Binary, inst.Source)}
+}
+
+func (a *app) registryRow() (checkRow, []registry.Entry) {
+	dir := a.claudePaths().Registry()
+	all, problems := registry.Read(dir)
+	var live []registry.Entry
+	for _, e := range all {
+		if registry.Check(e) == registry.Alive {
+			live = append(live, e)
+		}
+	}
+	row := checkRow{Check: "sessions", Status: "ok", Message: fmt.Sprintf("%d live of %d registry file(s) in %s", len(live), len(all), dir)}
+	if len(problems) > 0 {
+		row.Status = "warn"
+		row.Message += fmt.Sprintf("; %d unreadable: %v", len(problems), problems[0])
+	}
+	return row, live
+}
+
+func (a *app) doctorCommand() *ffcli.Command {
+	fs := newFlagSet("doctor", a.stderr)
+	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
+	return &ffcli.Command{
+		Name:      "doctor",
+		FlagSet:   fs,
+		UsageFunc: helpFunc(doctorHelp),
+		Exec: func(ctx context.Context, args []string) error {
+			cfg, rows := a.configRows()
+			rows = append(rows, a.claudeRow(ctx, cfg))
+			reg, _ := a.registryRow()
+			rows = append(rows, reg)
+			rows = append(rows, a.resumeTasksRows()...)
+			if err := a.printRows(rows, *asJSON); err != nil {
+				return err
+			}
+			return rowsExit(rows)
+		},
+	}
+}
+
+func (a *app) launchDoctorCommand() *ffcli.Command {
+	fs := newFlagSet("launch doctor", a.stderr)
+	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
+	return &ffcli.Command{
+		Name:      "doctor",
+		FlagSet:   fs,
+		UsageFunc: helpFunc(launchDoctorHelp),
+		Exec: func(ctx context.Context, args []string) error {
+			cfg, rows := a.configRows()
+			rows = append(rows, a.claudeRow(ctx, cfg))
+			rows = append(rows, a.updateHooksRows(ctx, cfg)...)
+			if err := a.printRows(rows, *asJSON); err != nil {
+				return err
+			}
+			return rowsExit(rows)
+		},
+	}
+}

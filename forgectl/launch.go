@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"forgectl.dev/shared/config"
+	"forgectl.dev/shared/exitcode"
+	"github.com/peterbourgon/ff/v3/ffcli"
+)
+
+func (a *app) launchCommand() *ffcli.Command {
+	fs := newFlagSet("launch", a.stderr)
+	dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing")
+	return &ffcli.Command{
+		Name:        "launch",
+		FlagSet:     fs,
+		UsageFunc:   helpFunc(launchHelp),
+		Subcommands: []*ffcli.Command{a.launchDoctorCommand()},
+		Exec: func(ctx context.Context, args []string) error {
+			return a.launch(args, *dryRun)
+		},
+	}
+}
+
+// launch starts claude in the current directory with its resolved profile;
+// extra arguments are passed through to claude after the profile's flags.
+func (a *app) launch(extra []string, dryRun bool) error {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	proxyEnv, err := cfg.ProxyEnv()
+	if err != nil {
+		a.refuseProxy(err)
+		return exit(exitcode.Refused)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		a.errorf("cannot read the current directory: %v", err)
+		return exit(exitcode.Failed)
+	}
+	prof := config.Resolve(cfg, cwd, a.home)
+	if prof.Harness != "" && prof.Harness != "claude" {
+		a.errorf("harness %q is not supported yet", prof.Harness)
+		a.hintf("set harness = \"claude\" (or remove it) in %s", cfg.Path)
+		return exit(exitcode.Refused)
+	}
+	bin, err := prof.ClaudeBinary(a.getenv, cfg.Path, a.lookPath)
+	if err != nil {
+		a.errorf("%v", err)
+		var be *config.BinaryError
+		if errors.As(err, &be) && be.Hint != "" {
+			a.hintf("%s", be.Hint)
+		}
+		return exit(exitcode.Failed)
+	}
+	argv := append([]string{bin}, prof.Args(a.stdoutTTY)...)
+	argv = append(argv, extra...)
+	env := prof.Environ(proxyEnv)
+	if dryRun {
+		fmt.Fprintf(a.stdout, "cwd: %s\n", cwd)
+		fmt.Fprintf(a.stdout, "argv: %s\n", shellJoin(argv))
+		for _, kv := range env {
+			fmt.Fprintf(a.stdout, "env: %s\n", shellQuote(kv))
+		}
+		if prof.Match != "" {
+			fmt.Fprintf(a.stdout, "profile: [[launch.project]] match = %s\n", prof.Match)
+		}
+		return nil
+	}
+	err = a.exec(bin, argv, withEnv(a.environ(), env))
+	a.errorf("cannot exec %s: %v", bin, err)
+	return exit(exitcode.Failed)
+}

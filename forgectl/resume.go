@@ -1,0 +1,337 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"forgectl.dev/forgectl/internal/match"
+	"forgectl.dev/forgectl/internal/picker"
+	"forgectl.dev/shared/config"
+	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/sessions"
+	"forgectl.dev/shared/snapstore"
+	"forgectl.dev/shared/tasks"
+	"github.com/peterbourgon/ff/v3/ffcli"
+)
+
+func (a *app) listSessions(verbose bool) (sessions.Result, error) {
+	fp := a.forgectlPaths()
+	res, err := sessions.List(sessions.Options{
+		Claude:    a.claudePaths(),
+		Snapshots: snapstore.Store{Dir: fp.Snapshots()},
+		IndexPath: filepath.Join(fp.Cache(), "transcripts.idx"),
+	})
+	if err != nil {
+		a.errorf("cannot list sessions: %v", err)
+		return res, exit(exitcode.Failed)
+	}
+	if verbose {
+		for _, p := range res.Problems {
+			a.notef("warning: %v", p)
+		}
+		a.notef("%d transcripts read, %d from the index", res.Scanned, res.Reused)
+	} else if n := len(res.Problems); n > 0 {
+		a.notef("%d file(s) could not be read fully; --verbose lists them", n)
+	}
+	return res, nil
+}
+
+func (a *app) resumeCommand() *ffcli.Command {
+	fs := newFlagSet("resume", a.stderr)
+	dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
+	fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
+	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
+	verbose := fs.Bool("verbose", false, "report files that could not be read")
+	return &ffcli.Command{
+		Name:        "resume",
+		FlagSet:     fs,
+		UsageFunc:   helpFunc(resumeHelp),
+		Subcommands: []*ffcli.Command{a.lsCommand()},
+		Exec: func(ctx context.Context, args []string) error {
+			return a.resume(ctx, resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose})
+		},
+	}
+}
+
+type resumeOpts struct {
+	filter                     string
+	dryRun, fork, all, verbose bool
+}
+
+// plan is everything a resume will do, resolved before anything is done.
+type plan struct {
+	session *sessions.Session
+	binary  string
+	argv    []string
+	env     []string // additions only
+	tasks   []tasks.Task
+}
+
+func (a *app) resume(ctx context.Context, o resumeOpts) error {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	// A bad launch_profile is refused before anything else, dry run included,
+	// so the dry run's exit code is the one the real run would give.
+	proxyEnv, err := cfg.ProxyEnv()
+	if err != nil {
+		a.refuseProxy(err)
+		return exit(exitcode.Refused)
+	}
+	res, err := a.listSessions(o.verbose)
+	if err != nil {
+		return err
+	}
+	list := res.Sessions
+	hits, _ := match.Find(list, o.filter, o.all)
+	if len(hits) == 0 {
+		if o.filter == "" {
+			a.errorf("no Claude Code sessions found under %s", a.claudePaths().Projects())
+			a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
+		} else {
+			a.errorf("no session matches %q", o.filter)
+			a.hintf("'forgectl resume ls' lists every session; --all includes hidden ones")
+		}
+		return exit(exitcode.Failed)
+	}
+	var s *sessions.Session
+	switch {
+	case len(hits) == 1:
+		s = &list[hits[0]]
+	case o.filter != "" || o.dryRun || !a.stdinTTY || !a.stdoutTTY:
+		// Ambiguous, and either a filter was meant to be unique or nobody can
+		// answer a picker: list the candidates rather than prompt.
+		if err := writeTable(a.stdout, a.now(), list, hits, false); err != nil {
+			return err
+		}
+		if o.filter != "" {
+			a.errorf("%d sessions match %q", len(hits), o.filter)
+			a.hintf("narrow the filter, or pass a session id from the first column")
+		} else {
+			a.errorf("%d sessions and no terminal to pick one in", len(hits))
+			a.hintf("pass a filter or a session id from the first column")
+		}
+		return exit(exitcode.Failed)
+	default:
+		i, err := a.pick(ctx, list, hits)
+		if err != nil {
+			if errors.Is(err, picker.ErrAborted) {
+				return exit(exitcode.Interrupted)
+			}
+			a.errorf("picker: %v", err)
+			return exit(exitcode.Failed)
+		}
+		s = &list[i]
+	}
+	p, err := a.plan(cfg, proxyEnv, s, o.fork)
+	if err != nil {
+		return err
+	}
+	if o.dryRun {
+		a.printPlan(p, o.fork)
+		return nil
+	}
+	a.restoreTasks(p, o.fork)
+	if err := a.chdir(s.Cwd); err != nil {
+		a.errorf("cannot enter %s: %v", s.Cwd, err)
+		return exit(exitcode.Failed)
+	}
+	err = a.exec(p.binary, p.argv, withEnv(a.environ(), p.env))
+	a.errorf("cannot exec %s: %v", p.binary, err)
+	return exit(exitcode.Failed)
+}
+
+func (a *app) refuseProxy(err error) {
+	a.errorf("%v", err)
+	var pe *config.ProxyError
+	if errors.As(err, &pe) && pe.Hint != "" {
+		a.hintf("%s", pe.Hint)
+	} else {
+		a.hintf("define the profile under [proxy.profiles.<name>] or remove launch_profile")
+	}
+}
+
+func (a *app) pick(ctx context.Context, list []sessions.Session, hits []int) (int, error) {
+	now := a.now()
+	items := make([]picker.Item, len(hits))
+	for k, i := range hits {
+		items[k] = pickItem{s: &list[i], now: now, row: pickRow(now, &list[i])}
+	}
+	header := fmt.Sprintf("%d sessions · Enter resumes · Esc cancels", len(hits))
+	k, err := a.picker.Pick(ctx, header, items)
+	if err != nil {
+		return -1, err
+	}
+	return hits[k], nil
+}
+
+// plan resolves a resume without side effects, refusing what the real run
+// would refuse, with the same exit code.
+func (a *app) plan(cfg *config.Config, proxyEnv []string, s *sessions.Session, fork bool) (plan, error) {
+	if s.Live && !fork {
+		where := fmt.Sprintf("pid %d", s.Pid)
+		if s.Tmux != "" {
+			where += ", tmux pane " + s.Tmux
+		}
+		a.errorf("session %s is running (%s)", s.ID, where)
+		a.hintf("two claude processes on one transcript corrupt it: switch to the running one, or pass --fork to branch a new session off it")
+		return plan{}, exit(exitcode.Refused)
+	}
+	if !s.CwdExists {
+		a.errorf("the session's directory %s no longer exists", s.Cwd)
+		a.hintf("recreate it (for a deleted worktree: git worktree add %s <branch>) and run this again", s.Cwd)
+		return plan{}, exit(exitcode.Failed)
+	}
+	prof := config.Resolve(cfg, s.Cwd, a.home)
+	bin, err := prof.ClaudeBinary(a.getenv, cfg.Path, a.lookPath)
+	if err != nil {
+		a.errorf("%v", err)
+		var be *config.BinaryError
+		if errors.As(err, &be) && be.Hint != "" {
+			a.hintf("%s", be.Hint)
+		}
+		return plan{}, exit(exitcode.Failed)
+	}
+	argv := append([]string{bin}, prof.Args(a.stdoutTTY)...)
+	argv = append(argv, "--resume", s.ID)
+	if fork {
+		argv = append(argv, "--fork-session")
+	}
+	p := plan{session: s, binary: bin, argv: argv, env: prof.Environ(proxyEnv)}
+	if s.Snapshot != nil {
+		p.tasks = s.Snapshot.TaskBodies()
+	}
+	return p, nil
+}
+
+func (a *app) printPlan(p plan, fork bool) {
+	w := a.stdout
+	fmt.Fprintf(w, "session: %s\n", p.session.ID)
+	fmt.Fprintf(w, "cwd: %s\n", p.session.Cwd)
+	fmt.Fprintf(w, "argv: %s\n", shellJoin(p.argv))
+	for _, kv := range p.env {
+		fmt.Fprintf(w, "env: %s\n", shellQuote(kv))
+	}
+	if len(p.tasks) == 0 {
+		return
+	}
+	if fork {
+		fmt.Fprintf(w, "tasks: %d snapshotted, not restored into a fork (it starts with its own empty list)\n", len(p.tasks))
+		return
+	}
+	dir := a.claudePaths().TaskList(p.session.ID)
+	present := map[string]bool{}
+	if l, err := tasks.ReadList(dir); err == nil {
+		for _, t := range l.Tasks {
+			present[t.ID] = true
+		}
+	}
+	var write, keep []string
+	for _, t := range p.tasks {
+		if present[t.ID] {
+			keep = append(keep, t.ID)
+		} else {
+			write = append(write, t.ID)
+		}
+	}
+	fmt.Fprintf(w, "tasks: would restore %d into %s%s\n", len(write), dir, idList(write))
+	if len(keep) > 0 {
+		fmt.Fprintf(w, "tasks: %d already present, left alone%s\n", len(keep), idList(keep))
+	}
+}
+
+func idList(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(ids, " ") + ")"
+}
+
+// restoreTasks writes snapshotted tasks back before the exec. A failure is
+// reported but does not stop the resume: the snapshot still holds them.
+func (a *app) restoreTasks(p plan, fork bool) {
+	if len(p.tasks) == 0 {
+		return
+	}
+	if fork {
+		a.notef("%d snapshotted task(s) not restored: a fork starts with its own empty task list", len(p.tasks))
+		return
+	}
+	r, err := tasks.Restore(a.claudePaths().TaskList(p.session.ID), p.tasks)
+	if err != nil {
+		a.notef("warning: tasks not restored: %v", err)
+		return
+	}
+	if len(r.Written) > 0 {
+		a.notef("restored %d task(s)%s", len(r.Written), idList(r.Written))
+	}
+}
+
+// shellQuote quotes a word for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func shellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, s := range argv {
+		q[i] = shellQuote(s)
+	}
+	return strings.Join(q, " ")
+}
+
+func (a *app) lsCommand() *ffcli.Command {
+	fs := newFlagSet("resume ls", a.stderr)
+	asJSON := fs.Bool("json", false, "print a JSON array (see the field table in --help)")
+	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
+	verbose := fs.Bool("verbose", false, "report files that could not be read")
+	return &ffcli.Command{
+		Name:      "ls",
+		FlagSet:   fs,
+		UsageFunc: helpFunc(lsHelp),
+		Exec: func(ctx context.Context, args []string) error {
+			res, err := a.listSessions(*verbose)
+			if err != nil {
+				return err
+			}
+			hits, _ := match.Find(res.Sessions, strings.Join(args, " "), *all)
+			if *asJSON {
+				if err := writeJSON(a.stdout, res.Sessions, hits); err != nil {
+					return err
+				}
+			} else if len(hits) > 0 {
+				if err := writeTable(a.stdout, a.now(), res.Sessions, hits, true); err != nil {
+					return err
+				}
+			}
+			hidden, live := 0, 0
+			for _, s := range res.Sessions {
+				if s.Hidden {
+					hidden++
+				}
+				if s.Live {
+					live++
+				}
+			}
+			a.notef("%d shown of %d sessions (%d hidden, %d live)", len(hits), len(res.Sessions), hidden, live)
+			return nil
+		},
+	}
+}

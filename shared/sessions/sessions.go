@@ -1,0 +1,423 @@
+// Package sessions builds the list of Claude Code sessions on this machine:
+// every transcript under projects/, summarised (through a cache that reads
+// only appended bytes), joined with the live registry, the prompt history,
+// the task lists and forgectl's snapshot store.
+//
+// Claude Code stays the source of truth: everything here is re-derived from
+// its files on every listing, except what only the snapshot store still
+// holds once a session has exited (its /rename name and tasks).
+package sessions
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/registry"
+	"forgectl.dev/shared/snapstore"
+	"forgectl.dev/shared/tasks"
+	"forgectl.dev/shared/transcript"
+)
+
+// Session is one row of the listing.
+type Session struct {
+	ID           string
+	Name         string
+	NameSource   string // agent-name, custom-title, ai-title, summary, snapshot, or ""
+	FirstPrompt  string
+	LastPrompt   string
+	Cwd          string
+	CwdExists    bool
+	Repo         string
+	Branch       string
+	LastActivity time.Time
+	Entrypoint   string
+	Version      string
+	Size         int64
+	Transcript   string
+	Messages     int
+	BrokenLines  int
+
+	Live      bool
+	Pid       int
+	Tmux      string
+	Status    string // the registry's status for a live session
+	LiveState registry.State
+
+	Tasks       tasks.Counts
+	TasksSource string // "live" (tasks/<id>/), "snapshot", or "none"
+
+	Hidden       bool
+	HiddenReason string // sidechain, print-mode (sdk-*), continued, team, empty
+
+	Snapshot *snapstore.Record
+}
+
+// Options configures a listing.
+type Options struct {
+	Claude    paths.Claude
+	Snapshots snapstore.Store
+	// IndexPath is the cache file; "" disables caching (every file is read).
+	IndexPath string
+	// Workers bounds parallel transcript reads; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// Result is a listing: sessions newest first, and what could not be read.
+type Result struct {
+	Sessions []Session
+	// Problems are per-file failures (a transcript that cannot be opened, a
+	// corrupt registry file). They never fail the listing.
+	Problems []error
+	// Scanned and Reused count transcripts parsed now and taken from the cache.
+	Scanned, Reused int
+}
+
+type fileRef struct {
+	path string
+	ino  uint64
+	size int64
+	mt   int64
+}
+
+// List reads every session.
+func List(opt Options) (Result, error) {
+	var res Result
+	files, problems, err := walk(opt.Claude.Projects())
+	if err != nil {
+		return res, err
+	}
+	res.Problems = append(res.Problems, problems...)
+
+	var ix index
+	if opt.IndexPath != "" {
+		ix, err = loadIndex(opt.IndexPath)
+		if err != nil {
+			res.Problems = append(res.Problems, err)
+		}
+	} else {
+		ix = index{}
+	}
+	sums, changed, scanned, perr := summarise(files, ix, opt.Workers)
+	res.Problems = append(res.Problems, perr...)
+	res.Scanned, res.Reused = scanned, len(files)-scanned
+	if opt.IndexPath != "" && (changed || len(ix) != len(files)) {
+		next := make(index, len(files))
+		for i, f := range files {
+			if sums[i] != nil {
+				next[f.path] = sums[i]
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(opt.IndexPath), 0o700); err == nil {
+			if err := next.save(opt.IndexPath); err != nil {
+				res.Problems = append(res.Problems, err)
+			}
+		}
+	}
+
+	live, rproblems := liveSessions(opt.Claude.Registry())
+	res.Problems = append(res.Problems, rproblems...)
+	snaps := map[string]*snapstore.Record{}
+	if opt.Snapshots.Dir != "" {
+		recs, sproblems := opt.Snapshots.All()
+		res.Problems = append(res.Problems, sproblems...)
+		for i := range recs {
+			snaps[recs[i].SessionID] = &recs[i]
+		}
+	}
+	taskDirs := listDirs(opt.Claude.Tasks())
+	repos := repoCache{}
+
+	res.Sessions = make([]Session, 0, len(files))
+	for i, f := range files {
+		if sums[i] == nil {
+			continue
+		}
+		s := build(f, &sums[i].Sum)
+		if e, ok := live[s.ID]; ok {
+			s.Live, s.Pid, s.Tmux, s.Status, s.LiveState = true, e.Pid, e.Tmux, e.Status, registry.Check(e)
+			if s.Name == "" && e.UserNamed() {
+				s.Name, s.NameSource = e.Name, "registry"
+			}
+		}
+		if rec := snaps[s.ID]; rec != nil {
+			s.Snapshot = rec
+			if s.Name == "" && rec.Name != "" {
+				s.Name, s.NameSource = rec.Name, "snapshot"
+			}
+		}
+		s.Tasks, s.TasksSource = countTasks(opt.Claude, taskDirs, s.ID, s.Snapshot)
+		s.Repo, s.CwdExists = repos.repo(s.Cwd)
+		res.Sessions = append(res.Sessions, s)
+	}
+	sort.SliceStable(res.Sessions, func(i, j int) bool {
+		a, b := res.Sessions[i], res.Sessions[j]
+		if !a.LastActivity.Equal(b.LastActivity) {
+			return a.LastActivity.After(b.LastActivity)
+		}
+		return a.ID < b.ID
+	})
+	return res, nil
+}
+
+func build(f fileRef, sum *transcript.Summary) Session {
+	s := Session{
+		ID:           strings.TrimSuffix(filepath.Base(f.path), ".jsonl"),
+		FirstPrompt:  sum.FirstPrompt,
+		LastPrompt:   sum.Latest(),
+		Cwd:          sum.ProjectCwd(),
+		Branch:       sum.GitBranch,
+		LastActivity: time.Unix(0, f.mt).UTC(),
+		Entrypoint:   sum.Entrypoint,
+		Version:      sum.Version,
+		Size:         f.size,
+		Transcript:   f.path,
+		Messages:     sum.Messages,
+		BrokenLines:  sum.BrokenLines,
+	}
+	s.Name, s.NameSource = sum.Name()
+	if s.LastPrompt == "" {
+		s.LastPrompt = s.FirstPrompt
+	}
+	switch {
+	case sum.Sidechain:
+		s.Hidden, s.HiddenReason = true, "sidechain"
+	case strings.HasPrefix(sum.Entrypoint, "sdk-"):
+		s.Hidden, s.HiddenReason = true, "print-mode"
+	case sum.TeamName != "":
+		s.Hidden, s.HiddenReason = true, "team"
+	case sum.ContinuedIn != "":
+		s.Hidden, s.HiddenReason = true, "continued"
+	case sum.Messages == 0 && s.Name == "":
+		s.Hidden, s.HiddenReason = true, "empty"
+	}
+	return s
+}
+
+// walk lists projects/*/*.jsonl with size, mtime and inode.
+func walk(root string) ([]fileRef, []error, error) {
+	dirs, err := os.ReadDir(root)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	type out struct {
+		files    []fileRef
+		problems []error
+	}
+	results := make([]out, len(dirs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(2, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				d := dirs[i]
+				if !d.IsDir() {
+					continue
+				}
+				dir := filepath.Join(root, d.Name())
+				ents, err := os.ReadDir(dir)
+				if err != nil {
+					results[i].problems = append(results[i].problems, err)
+					continue
+				}
+				for _, e := range ents {
+					name := e.Name()
+					if !strings.HasSuffix(name, ".jsonl") || e.IsDir() {
+						continue
+					}
+					p := filepath.Join(dir, name)
+					var st syscall.Stat_t
+					if err := syscall.Stat(p, &st); err != nil {
+						if !errors.Is(err, syscall.ENOENT) {
+							results[i].problems = append(results[i].problems, &os.PathError{Op: "stat", Path: p, Err: err})
+						}
+						continue
+					}
+					if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+						continue
+					}
+					results[i].files = append(results[i].files, fileRef{path: p, ino: uint64(st.Ino), size: st.Size, mt: mtimeNs(&st)})
+				}
+			}
+		}()
+	}
+	for i := range dirs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var files []fileRef
+	var problems []error
+	for _, r := range results {
+		files = append(files, r.files...)
+		problems = append(problems, r.problems...)
+	}
+	return files, problems, nil
+}
+
+// summarise fills one summary per file, reusing cached ones that are still
+// valid and reading only appended bytes of those that grew.
+func summarise(files []fileRef, ix index, workers int) ([]*indexEntry, bool, int, []error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	sums := make([]*indexEntry, len(files))
+	var todo []int
+	for i, f := range files {
+		if e := ix[f.path]; e != nil && e.Ino == f.ino && e.Size == f.size && e.MtimeNs == f.mt {
+			sums[i] = e
+			continue
+		}
+		todo = append(todo, i)
+	}
+	if len(todo) == 0 {
+		return sums, false, 0, nil
+	}
+	problems := make([]error, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f := files[i]
+				ent := &indexEntry{Ino: f.ino, Size: f.size, MtimeNs: f.mt}
+				// Append-only: a file that kept its inode and did not shrink
+				// below what was parsed is read from where the cache stopped.
+				if old := ix[f.path]; old != nil && old.Ino == f.ino && f.size >= old.Size && old.Sum.Offset <= f.size {
+					ent.Sum = old.Sum
+				}
+				if err := ent.Sum.Update(f.path); err != nil {
+					problems[i] = err
+					if errors.Is(err, os.ErrNotExist) {
+						continue
+					}
+				}
+				sums[i] = ent
+			}
+		}()
+	}
+	for _, i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var errs []error
+	for _, p := range problems {
+		if p != nil {
+			errs = append(errs, p)
+		}
+	}
+	return sums, true, len(todo), errs
+}
+
+func liveSessions(dir string) (map[string]registry.Entry, []error) {
+	entries, problems := registry.Read(dir)
+	live := map[string]registry.Entry{}
+	for _, e := range entries {
+		if e.SessionID == "" || e.ParkedJobID != "" {
+			continue
+		}
+		// An entry whose start time cannot be verified still counts as live:
+		// refusing a resume wrongly costs a retry, allowing it wrongly
+		// corrupts a transcript.
+		if st := registry.Check(e); st != registry.Stale {
+			live[e.SessionID] = e
+		}
+	}
+	return live, problems
+}
+
+func listDirs(root string) map[string]bool {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	m := make(map[string]bool, len(ents))
+	for _, e := range ents {
+		if e.IsDir() {
+			m[e.Name()] = true
+		}
+	}
+	return m
+}
+
+func countTasks(c paths.Claude, dirs map[string]bool, id string, rec *snapstore.Record) (tasks.Counts, string) {
+	if dirs[paths.SanitizeListID(id)] {
+		if l, err := tasks.ReadList(c.TaskList(id)); err == nil && len(l.Tasks) > 0 {
+			var n tasks.Counts
+			for _, t := range l.Tasks {
+				n.Add(t.Status)
+			}
+			return n, "live"
+		}
+	}
+	if rec != nil && len(rec.Tasks) > 0 {
+		return rec.Counts(), "snapshot"
+	}
+	return tasks.Counts{}, "none"
+}
+
+// repoCache names the repository a cwd belongs to: the git top level's base
+// name (the main checkout's name for a linked worktree), else the cwd's own
+// base name. Many sessions share a cwd, so each is resolved once per run.
+type repoCache map[string]repoInfo
+
+type repoInfo struct {
+	name   string
+	exists bool
+}
+
+func (rc repoCache) repo(cwd string) (string, bool) {
+	if cwd == "" {
+		return "", false
+	}
+	if r, ok := rc[cwd]; ok {
+		return r.name, r.exists
+	}
+	r := repoInfo{name: filepath.Base(cwd)}
+	if st, err := os.Stat(cwd); err == nil && st.IsDir() {
+		r.exists = true
+		r.name = RepoName(cwd)
+	}
+	rc[cwd] = r
+	return r.name, r.exists
+}
+
+// RepoName walks up from dir to the nearest .git and names the repository.
+func RepoName(dir string) string {
+	for d := dir; ; {
+		gp := filepath.Join(d, ".git")
+		if st, err := os.Lstat(gp); err == nil {
+			if st.IsDir() {
+				return filepath.Base(d)
+			}
+			// A linked worktree's .git is a file: "gitdir: <main>/.git/worktrees/<name>".
+			if b, err := os.ReadFile(gp); err == nil {
+				line := strings.TrimSpace(strings.TrimPrefix(string(b), "gitdir:"))
+				if i := strings.Index(line, string(filepath.Separator)+".git"+string(filepath.Separator)+"worktrees"+string(filepath.Separator)); i > 0 {
+					return filepath.Base(line[:i])
+				}
+			}
+			return filepath.Base(d)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return filepath.Base(dir)
+		}
+		d = parent
+	}
+}

@@ -1,0 +1,155 @@
+package sessions
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/proc"
+	"forgectl.dev/shared/snapstore"
+	"forgectl.dev/shared/tasks"
+)
+
+type fixture struct {
+	t      *testing.T
+	home   string
+	claude paths.Claude
+}
+
+func newFixture(t *testing.T) *fixture {
+	home := t.TempDir()
+	return &fixture{t: t, home: home, claude: paths.Claude{Root: filepath.Join(home, ".claude")}}
+}
+
+func row(cwd, id, branch, entry, prompt string) string {
+	return fmt.Sprintf(`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":%q},"uuid":"u","timestamp":"2026-11-29T10:00:00Z","entrypoint":%q,"cwd":%q,"sessionId":%q,"version":"2.1.332","gitBranch":%q}`+"\n", prompt, entry, cwd, id, branch)
+}
+
+func (f *fixture) transcript(cwd, id string, mtime time.Time, lines ...string) string {
+	dir := filepath.Join(f.claude.Projects(), strings.NewReplacer("/", "-", ".", "-", "_", "-").Replace(cwd))
+	os.MkdirAll(dir, 0o700)
+	p := filepath.Join(dir, id+".jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o600); err != nil {
+		f.t.Fatal(err)
+	}
+	os.Chtimes(p, mtime, mtime)
+	return p
+}
+
+func TestList(t *testing.T) {
+	f := newFixture(t)
+	repo := filepath.Join(f.home, "src", "web-app")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(repo, "pkg"), 0o755)
+	wt := filepath.Join(f.home, "wt", "feature-x")
+	os.MkdirAll(wt, 0o755)
+	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+repo+"/.git/worktrees/feature-x\n"), 0o644)
+	gone := filepath.Join(f.home, "deleted-worktree")
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+	f.transcript(repo+"/pkg", "s-old", now.Add(-48*time.Hour), row(repo+"/pkg", "s-old", "main", "cli", "old work"))
+	f.transcript(repo, "s-new", now.Add(-time.Hour), row(repo, "s-new", "feature/login", "cli", "fix login"),
+		`{"type":"custom-title","customTitle":"Login work","sessionId":"s-new"}`+"\n")
+	f.transcript(wt, "s-wt", now.Add(-2*time.Hour), row(wt, "s-wt", "feature-x", "cli", "worktree work"))
+	f.transcript(gone, "s-gone", now.Add(-3*time.Hour), row(gone, "s-gone", "HEAD", "cli", "vanished"))
+	f.transcript(repo, "s-print", now.Add(-4*time.Hour), row(repo, "s-print", "main", "sdk-cli", "print mode"))
+	f.transcript(repo, "s-broken", now.Add(-5*time.Hour), "not json\n", row(repo, "s-broken", "main", "cli", "after garbage"), `{"truncat`)
+
+	// A snapshot names a session whose transcript has no title, and holds its tasks.
+	store := snapstore.Store{Dir: filepath.Join(f.home, "fc", "resume-sessions")}
+	store.Update(snapstore.Observation{SessionID: "s-old", Name: "Rescued name", NameSource: "user", At: now,
+		Tasks: []tasks.Task{{ID: "1", Status: "pending", Body: []byte(`{"id":"1","status":"pending"}`)}}})
+	// A live task list for s-new.
+	os.MkdirAll(f.claude.TaskList("s-new"), 0o700)
+	os.WriteFile(filepath.Join(f.claude.TaskList("s-new"), "1.json"), []byte(`{"id":"1","status":"in_progress"}`), 0o644)
+	os.WriteFile(filepath.Join(f.claude.TaskList("s-new"), "2.json"), []byte(`{"id":"2","status":"completed"}`), 0o644)
+
+	// A real live process registered for s-wt, and a stale file for s-new.
+	cmd := exec.Command("sleep", "60")
+	cmd.Start()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	st, _ := proc.StartTime(cmd.Process.Pid)
+	os.MkdirAll(f.claude.Registry(), 0o700)
+	os.WriteFile(filepath.Join(f.claude.Registry(), fmt.Sprintf("%d.json", cmd.Process.Pid)),
+		[]byte(fmt.Sprintf(`{"pid":%d,"sessionId":"s-wt","procStart":%q,"status":"idle","tmux":"cc:@0.%%1"}`, cmd.Process.Pid, st)), 0o644)
+	os.WriteFile(filepath.Join(f.claude.Registry(), "999999.json"), []byte(`{"pid":999999,"sessionId":"s-new","procStart":"1"}`), 0o644)
+
+	idx := filepath.Join(f.home, "fc", "cache", "index")
+	res, err := List(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Sessions {
+		got = append(got, fmt.Sprintf("%s|%s|%s|%s|%s|live=%v|tasks=%d/%s|hidden=%s|exists=%v|broken=%d",
+			s.ID, s.Name, s.NameSource, s.Repo, s.Branch, s.Live, s.Tasks.Total, s.TasksSource, s.HiddenReason, s.CwdExists, s.BrokenLines))
+	}
+	want := []string{
+		"s-new|Login work|custom-title|web-app|feature/login|live=false|tasks=2/live|hidden=|exists=true|broken=0",
+		"s-wt||||feature-x|live=true|tasks=0/none|hidden=|exists=true|broken=0",
+		"s-gone||||HEAD|live=false|tasks=0/none|hidden=|exists=false|broken=0",
+		"s-print||||main|live=false|tasks=0/none|hidden=print-mode|exists=true|broken=0",
+		"s-broken||||main|live=false|tasks=0/none|hidden=|exists=true|broken=1",
+		"s-old|Rescued name|snapshot|web-app|main|live=false|tasks=1/snapshot|hidden=|exists=true|broken=0",
+	}
+	// Repos are filled in below; compare with them patched in.
+	want[1] = strings.Replace(want[1], "||||", "|||web-app|", 1)
+	want[2] = strings.Replace(want[2], "||||", "|||deleted-worktree|", 1)
+	want[3] = strings.Replace(want[3], "||||", "|||web-app|", 1)
+	want[4] = strings.Replace(want[4], "||||", "|||web-app|", 1)
+	if strings.Join(want, "\n") != strings.Join(got, "\n") {
+		t.Fatalf("want:\n%s\ngot:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+	if res.Scanned != 6 || res.Reused != 0 {
+		t.Fatalf("cold: scanned %d reused %d", res.Scanned, res.Reused)
+	}
+	if s := res.Sessions[1]; s.Pid != cmd.Process.Pid || s.Tmux != "cc:@0.%1" || s.Status != "idle" {
+		t.Fatalf("live fields: %+v", s)
+	}
+
+	// Warm: nothing re-read. Then an append is read incrementally.
+	res, _ = List(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
+	if res.Scanned != 0 || res.Reused != 6 {
+		t.Fatalf("warm: scanned %d reused %d", res.Scanned, res.Reused)
+	}
+	p := filepath.Join(f.claude.Projects(), strings.NewReplacer("/", "-", ".", "-", "_", "-").Replace(repo), "s-new.jsonl")
+	fh, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	fh.WriteString(row(repo, "s-new", "release", "cli", "ship it"))
+	fh.Close()
+	res, _ = List(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
+	if res.Scanned != 1 || res.Sessions[0].ID != "s-new" || res.Sessions[0].Branch != "release" || res.Sessions[0].LastPrompt != "ship it" {
+		t.Fatalf("append: scanned %d first %+v", res.Scanned, res.Sessions[0])
+	}
+
+	// A damaged cache is rebuilt, not trusted.
+	os.WriteFile(idx, []byte("FCTIDX\x01garbage"), 0o600)
+	res, _ = List(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
+	if len(res.Sessions) != 6 || res.Scanned != 6 {
+		t.Fatalf("corrupt index: %d sessions scanned %d", len(res.Sessions), res.Scanned)
+	}
+}
+
+func TestListMissingHome(t *testing.T) {
+	res, err := List(Options{Claude: paths.Claude{Root: filepath.Join(t.TempDir(), "none")}})
+	if err != nil || len(res.Sessions) != 0 {
+		t.Fatalf("%v %v", res, err)
+	}
+}
+
+func TestRepoName(t *testing.T) {
+	d := t.TempDir()
+	os.MkdirAll(filepath.Join(d, "r", ".git"), 0o755)
+	os.MkdirAll(filepath.Join(d, "r", "a", "b"), 0o755)
+	if got := RepoName(filepath.Join(d, "r", "a", "b")); got != "r" {
+		t.Fatal(got)
+	}
+	os.MkdirAll(filepath.Join(d, "plain"), 0o755)
+	if got := RepoName(filepath.Join(d, "plain")); got != "plain" && got != filepath.Base(d) {
+		t.Fatal(got)
+	}
+}

@@ -1,0 +1,420 @@
+// Package transcript summarises Claude Code transcripts
+// (projects/<encoded-cwd>/<sessionId>.jsonl) for listing and picking.
+//
+// Transcripts reach 100 MB with multi-megabyte lines, so a Summary is built
+// without decoding most lines: metadata rows (custom-title, last-prompt, …)
+// are short and recognised by their leading "type" key; conversation rows
+// carry their envelope (cwd, sessionId, version, gitBranch) at the end of
+// the line, so only a small tail window of each is searched. Only the first
+// human prompt is fully decoded. Transcripts are append-only, so a Summary
+// records how far it parsed and Update reads just the appended bytes.
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+
+	"forgectl.dev/shared/jsonl"
+)
+
+// ParserVersion changes whenever Summary's meaning changes, so cached
+// summaries from an older parser are rebuilt rather than trusted.
+const ParserVersion = 1
+
+// Summary is what a listing needs from one transcript.
+type Summary struct {
+	SessionID  string
+	Cwd        string // the first cwd recorded (the project the session belongs to)
+	LastCwd    string // the newest cwd (a session can cd elsewhere)
+	Relocated  string // relocatedCwd, when the session was relocated
+	GitBranch  string // the newest
+	Version    string // the newest claude version that wrote to it
+	Entrypoint string // of the first conversation row: cli, sdk-cli, …
+	Sidechain  bool
+	TeamName   string
+
+	FirstPrompt string
+	LastPrompt  string // from the newest last-prompt row
+	LastHuman   string // the newest human prompt row, for files without last-prompt rows
+
+	CustomTitle string
+	AgentName   string
+	AITitle     string
+	SummaryText string
+	ContinuedIn string
+
+	Messages    int // conversation rows
+	BrokenLines int // lines that are not JSON objects, or over the size cap
+
+	// Offset is where the next Update resumes: just past the last complete line.
+	Offset int64
+	// lastUser locates the newest human prompt row, decoded lazily only when
+	// no last-prompt row exists (older Claude Code versions).
+	LastUserOff int64
+	LastUserLen int64
+}
+
+// Name returns the session's display name and where it came from, in the
+// order Claude Code's own picker uses: agent name, custom title, AI title,
+// summary. ("" , "") when the session was never named.
+func (s *Summary) Name() (name, source string) {
+	switch {
+	case s.AgentName != "":
+		return s.AgentName, "agent-name"
+	case s.CustomTitle != "":
+		return s.CustomTitle, "custom-title"
+	case s.AITitle != "":
+		return s.AITitle, "ai-title"
+	case s.SummaryText != "":
+		return s.SummaryText, "summary"
+	}
+	return "", ""
+}
+
+// Latest is the newest prompt: the last-prompt row Claude Code maintains,
+// else the newest human prompt row.
+func (s *Summary) Latest() string {
+	if s.LastPrompt != "" {
+		return s.LastPrompt
+	}
+	return s.LastHuman
+}
+
+// ProjectCwd is the directory the session belongs to: the relocated cwd when
+// the session was moved, else the first recorded cwd.
+func (s *Summary) ProjectCwd() string {
+	if s.Relocated != "" {
+		return s.Relocated
+	}
+	return s.Cwd
+}
+
+// Scan builds a summary of the whole file.
+func Scan(path string) (Summary, error) {
+	var s Summary
+	err := s.Update(path)
+	return s, err
+}
+
+// Update parses the bytes appended since s.Offset. The caller decides when a
+// file was rewritten rather than appended (its size shrank) and resets s.
+func (s *Summary) Update(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if s.Offset > 0 {
+		if _, err := f.Seek(s.Offset, io.SeekStart); err != nil {
+			return err
+		}
+	}
+	prevUser := s.LastUserOff
+	sc := jsonl.NewScanner(f, s.Offset)
+	for {
+		line, ok := sc.Next()
+		if !ok {
+			break
+		}
+		s.line(line, sc.LineOffset())
+	}
+	s.BrokenLines += sc.Skipped
+	s.Offset = sc.Consumed()
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if s.LastPrompt == "" && s.LastUserLen > 0 && (s.LastUserOff != prevUser || s.LastHuman == "") {
+		s.LastHuman = s.readPromptAt(f)
+	}
+	return nil
+}
+
+// envelopeWindow is how much of a conversation row's end is searched for the
+// envelope keys. They come last in every row Claude Code writes.
+const envelopeWindow = 4096
+
+// decodeCap bounds the lines this package fully decodes.
+const decodeCap = 1 << 20
+
+func (s *Summary) line(line []byte, off int64) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if line[0] != '{' || line[len(line)-1] != '}' {
+		s.BrokenLines++
+		return
+	}
+	if typ, ok := leadingType(line); ok && isMetadata(typ) {
+		s.metadata(typ, line)
+		return
+	}
+	// Conversation rows start with parentUuid in every version observed. A
+	// short line with some other shape may be a metadata row whose keys came
+	// in another order: decode it to find out.
+	if !bytes.HasPrefix(line, []byte(`{"parentUuid"`)) && len(line) < 4096 {
+		var probe struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(line, &probe) != nil {
+			s.BrokenLines++
+			return
+		}
+		if isMetadata(probe.Type) {
+			s.metadata(probe.Type, line)
+			return
+		}
+	}
+	s.conversation(line, off)
+}
+
+var leadPrefix = []byte(`{"type":"`)
+
+// leadingType reads the value of a leading "type" key without decoding.
+func leadingType(line []byte) (string, bool) {
+	if !bytes.HasPrefix(line, leadPrefix) {
+		return "", false
+	}
+	rest := line[len(leadPrefix):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || end > 64 {
+		return "", false
+	}
+	return string(rest[:end]), true
+}
+
+func isMetadata(t string) bool {
+	switch t {
+	case "custom-title", "agent-name", "ai-title", "summary", "last-prompt", "relocated",
+		"continued-in", "tag", "pr-link", "worktree-state", "mode", "permission-mode",
+		"file-history-snapshot", "atis-latch", "tools-used", "cost-state":
+		return true
+	}
+	return strings.HasPrefix(t, "api-request")
+}
+
+func (s *Summary) metadata(typ string, line []byte) {
+	switch typ {
+	case "custom-title", "agent-name", "ai-title", "summary", "last-prompt", "relocated", "continued-in":
+	default:
+		return // not needed for a listing: skip without decoding
+	}
+	if len(line) > decodeCap {
+		return
+	}
+	var m struct {
+		SessionID   string `json:"sessionId"`
+		CustomTitle string `json:"customTitle"`
+		AgentName   string `json:"agentName"`
+		AITitle     string `json:"aiTitle"`
+		Summary     string `json:"summary"`
+		LastPrompt  string `json:"lastPrompt"`
+		Relocated   string `json:"relocatedCwd"`
+		ContinuedIn string `json:"continuedInSessionId"`
+	}
+	if json.Unmarshal(line, &m) != nil {
+		s.BrokenLines++
+		return
+	}
+	if s.SessionID == "" {
+		s.SessionID = m.SessionID
+	}
+	switch typ {
+	case "custom-title":
+		s.CustomTitle = m.CustomTitle
+	case "agent-name":
+		s.AgentName = m.AgentName
+	case "ai-title":
+		s.AITitle = m.AITitle
+	case "summary":
+		s.SummaryText = m.Summary
+	case "last-prompt":
+		if m.LastPrompt != "" {
+			s.LastPrompt = Oneline(m.LastPrompt)
+		}
+	case "relocated":
+		s.Relocated = m.Relocated
+	case "continued-in":
+		s.ContinuedIn = m.ContinuedIn
+	}
+}
+
+func (s *Summary) conversation(line []byte, off int64) {
+	s.Messages++
+	tail := line
+	if len(tail) > envelopeWindow {
+		tail = tail[len(tail)-envelopeWindow:]
+	}
+	if v, ok := lastString(tail, `"cwd":"`); ok {
+		if s.Cwd == "" {
+			s.Cwd = v
+		}
+		s.LastCwd = v
+	}
+	if v, ok := lastString(tail, `"gitBranch":"`); ok {
+		s.GitBranch = v
+	}
+	if v, ok := lastString(tail, `"version":"`); ok {
+		s.Version = v
+	}
+	if s.SessionID == "" {
+		if v, ok := lastString(tail, `"sessionId":"`); ok {
+			s.SessionID = v
+		}
+	}
+	head := line
+	if len(head) > 512 {
+		head = head[:512]
+	}
+	if s.Messages == 1 {
+		// The first row says what kind of session this is.
+		s.Sidechain = bytes.Contains(head, []byte(`"isSidechain":true`))
+		if v, ok := lastString(tail, `"entrypoint":"`); ok {
+			s.Entrypoint = v
+		}
+		if v, ok := lastString(tail, `"teamName":"`); ok {
+			s.TeamName = v
+		}
+	}
+	if t, ok := firstString(head, `"type":"`); !ok || t != "user" {
+		return
+	}
+	// A human prompt, not a tool result or a meta row.
+	if bytes.Contains(line, []byte(`"tool_result"`)) || bytes.Contains(head, []byte(`"isMeta":true`)) || bytes.Contains(head, []byte(`"isCompactSummary":true`)) {
+		return
+	}
+	if off >= 0 {
+		s.LastUserOff, s.LastUserLen = off, int64(len(line))
+	}
+	if s.FirstPrompt == "" && len(line) <= decodeCap {
+		s.FirstPrompt = promptText(line)
+	}
+}
+
+// readPromptAt decodes the newest human prompt row, found during the scan.
+func (s *Summary) readPromptAt(f *os.File) string {
+	if s.LastUserLen > decodeCap {
+		return ""
+	}
+	buf := make([]byte, s.LastUserLen)
+	if _, err := f.ReadAt(buf, s.LastUserOff); err != nil {
+		return ""
+	}
+	return promptText(bytes.TrimSpace(buf))
+}
+
+// promptText renders a user row's prompt as Claude Code's picker does:
+// slash commands as "/cmd args", bash input as "! x", one line, at most 200
+// characters.
+func promptText(line []byte) string {
+	var row struct {
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &row) != nil {
+		return ""
+	}
+	var text string
+	if json.Unmarshal(row.Message.Content, &text) != nil {
+		var blocks []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(row.Message.Content, &blocks) != nil {
+			return ""
+		}
+		for _, b := range blocks {
+			if b.Type == "text" && strings.TrimSpace(b.Text) != "" {
+				text = b.Text
+				break
+			}
+		}
+	}
+	return Oneline(renderCommand(text))
+}
+
+func renderCommand(t string) string {
+	if name, ok := between(t, "<command-name>", "</command-name>"); ok {
+		args, _ := between(t, "<command-args>", "</command-args>")
+		if !strings.HasPrefix(name, "/") {
+			name = "/" + name
+		}
+		return strings.TrimSpace(name + " " + args)
+	}
+	if in, ok := between(t, "<bash-input>", "</bash-input>"); ok {
+		return "! " + in
+	}
+	return t
+}
+
+func between(s, open, close string) (string, bool) {
+	i := strings.Index(s, open)
+	if i < 0 {
+		return "", false
+	}
+	rest := s[i+len(open):]
+	j := strings.Index(rest, close)
+	if j < 0 {
+		return "", false
+	}
+	return rest[:j], true
+}
+
+// Oneline collapses whitespace and cuts at 200 runes with an ellipsis.
+func Oneline(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		return string(r[:200]) + "…"
+	}
+	return s
+}
+
+// lastString finds the last occurrence of key (which ends in `:"`) and
+// decodes the JSON string after it. In a JSON line a key pattern cannot
+// occur inside a string value, because quotes there are escaped.
+func lastString(b []byte, key string) (string, bool) {
+	i := bytes.LastIndex(b, []byte(key))
+	if i < 0 {
+		return "", false
+	}
+	return readString(b[i+len(key)-1:])
+}
+
+func firstString(b []byte, key string) (string, bool) {
+	i := bytes.Index(b, []byte(key))
+	if i < 0 {
+		return "", false
+	}
+	return readString(b[i+len(key)-1:])
+}
+
+// readString decodes the JSON string literal at the start of b.
+func readString(b []byte) (string, bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return "", false
+	}
+	escaped := false
+	for i := 1; i < len(b); i++ {
+		switch {
+		case escaped:
+			escaped = false
+		case b[i] == '\\':
+			escaped = true
+		case b[i] == '"':
+			raw := b[:i+1]
+			if bytes.IndexByte(raw, '\\') < 0 {
+				return string(raw[1:i]), true
+			}
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				return "", false
+			}
+			return s, true
+		}
+	}
+	return "", false
+}
