@@ -51,12 +51,13 @@ func (a *app) dispatch(args []string) (int, bool) {
 	argv := append([]string{path}, sib.lead...)
 	argv = append(argv, args[2:]...)
 	env := withEnv(a.environ(), []string{"FORGECTL_SELF=" + a.self})
-	err = a.exec(path, argv, env)
-	// exec only returns on failure.
-	if !quiet {
-		a.errorf("cannot run %s: %v", path, err)
+	if err := a.exec(path, argv, env); err != nil {
+		if !quiet {
+			a.errorf("cannot run %s: %v", path, err)
+		}
+		return failCode, true
 	}
-	return failCode, true
+	return exitcode.OK, true
 }
 
 // findSibling looks beside this executable first, so a release unpacked in

@@ -71,7 +71,9 @@ func (a *app) launch(extra []string, dryRun bool) error {
 		}
 		return nil
 	}
-	err = a.exec(bin, argv, withEnv(a.environ(), env))
-	a.errorf("cannot exec %s: %v", bin, err)
-	return exit(exitcode.Failed)
+	if err := a.exec(bin, argv, withEnv(a.environ(), env)); err != nil {
+		a.errorf("cannot exec %s: %v", bin, err)
+		return exit(exitcode.Failed)
+	}
+	return nil
 }
