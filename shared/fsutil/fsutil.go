@@ -87,19 +87,37 @@ func flock(f *os.File, how int) error {
 }
 
 // TryLock takes an exclusive lock without waiting; ErrLocked when it is held.
+//
+// A holder may remove the lock file before releasing it (retiring a store
+// record does). A locker that opened the old file then holds a lock nobody
+// else will ever see, so after locking it checks that the path still names
+// the file it locked, and starts over when it does not.
 func TryLock(path string) (*Lock, error) {
-	f, err := openLockFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := flock(f, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		if err == unix.EWOULDBLOCK {
-			return nil, ErrLocked
+	for attempt := 0; ; attempt++ {
+		f, err := openLockFile(path)
+		if err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		if err := flock(f, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			f.Close()
+			if err == unix.EWOULDBLOCK {
+				return nil, ErrLocked
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		held, herr := f.Stat()
+		now, nerr := os.Stat(path)
+		if herr == nil && nerr == nil && os.SameFile(held, now) {
+			return &Lock{f: f}, nil
+		}
+		f.Close()
+		if nerr != nil && !errors.Is(nerr, os.ErrNotExist) {
+			return nil, nerr
+		}
+		if herr != nil || attempt >= 100 {
+			return nil, fmt.Errorf("lock %s: the lock file keeps being replaced", path)
+		}
 	}
-	return &Lock{f: f}, nil
 }
 
 // LockWait takes an exclusive lock, polling until it is free or the deadline
@@ -120,8 +138,10 @@ func LockWait(path string, timeout time.Duration) (*Lock, error) {
 	}
 }
 
-// Unlock releases the lock. The lock file stays: removing it would race a
-// process that has opened it and is about to lock it.
+// Unlock releases the lock. The lock file stays. A holder that wants it
+// gone removes it before unlocking, never after: TryLock's identity check
+// covers a locker that opened it just before; removing it unlocked would
+// delete a file another process may already hold.
 func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {
 		return nil

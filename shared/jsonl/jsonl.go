@@ -32,9 +32,26 @@ type Scanner struct {
 	Skipped   int   // lines over MaxLine
 }
 
+// initialBuf is the buffer a scanner starts with; it grows for long lines.
+const initialBuf = 256 << 10
+
 // NewScanner reads from r, whose first byte is at file offset base.
 func NewScanner(r io.Reader, base int64) *Scanner {
-	return &Scanner{r: r, buf: make([]byte, 256<<10), base: base, consumed: base, MaxLine: DefaultMaxLine}
+	return &Scanner{r: r, buf: make([]byte, initialBuf), base: base, consumed: base, MaxLine: DefaultMaxLine}
+}
+
+// Reset makes s read from r as a new scanner would, reusing its buffer so a
+// worker reading thousands of files does not allocate one per file. A
+// buffer grown for an unusually long line is dropped rather than kept.
+func (s *Scanner) Reset(r io.Reader, base int64) {
+	buf := s.buf
+	if cap(buf) > 4*initialBuf || cap(buf) < initialBuf {
+		buf = make([]byte, initialBuf)
+	}
+	*s = Scanner{r: r, buf: buf[:cap(buf)], base: base, consumed: base, MaxLine: s.MaxLine}
+	if s.MaxLine == 0 {
+		s.MaxLine = DefaultMaxLine
+	}
 }
 
 // Next returns the next complete line without its newline, or ok=false at

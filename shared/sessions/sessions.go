@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/registry"
 	"forgectl.dev/shared/snapstore"
@@ -153,17 +154,31 @@ func List(opt Options) (Result, error) {
 				s.Name, s.NameSource = rec.Name, "snapshot"
 			}
 		}
-		s.Tasks, s.TasksSource = countTasks(opt.Claude, taskDirs, s.ID, s.Snapshot)
 		s.Repo, s.CwdExists = repos.repo(s.Cwd)
 		res.Sessions = append(res.Sessions, s)
 	}
-	sort.SliceStable(res.Sessions, func(i, j int) bool {
-		a, b := res.Sessions[i], res.Sessions[j]
+	// Task lists are many small files: read them in parallel.
+	parallel(len(res.Sessions), opt.Workers, func(i int) {
+		s := &res.Sessions[i]
+		s.Tasks, s.TasksSource = countTasks(opt.Claude, taskDirs, s.ID, s.Snapshot)
+	})
+	// Sort an index rather than the rows: a Session is large to swap.
+	order := make([]int, len(res.Sessions))
+	for i := range order {
+		order[i] = i
+	}
+	all := res.Sessions
+	sort.Slice(order, func(i, j int) bool {
+		a, b := &all[order[i]], &all[order[j]]
 		if !a.LastActivity.Equal(b.LastActivity) {
 			return a.LastActivity.After(b.LastActivity)
 		}
 		return a.ID < b.ID
 	})
+	res.Sessions = make([]Session, len(all))
+	for k, i := range order {
+		res.Sessions[k] = all[i]
+	}
 	return res, nil
 }
 
@@ -292,6 +307,7 @@ func summarise(files []fileRef, ix index, workers int) ([]*indexEntry, bool, int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			sc := jsonl.NewScanner(nil, 0)
 			for i := range next {
 				f := files[i]
 				ent := &indexEntry{Ino: f.ino, Size: f.size, MtimeNs: f.mt}
@@ -300,7 +316,7 @@ func summarise(files []fileRef, ix index, workers int) ([]*indexEntry, bool, int
 				if old := ix[f.path]; old != nil && old.Ino == f.ino && f.size >= old.Size && old.Sum.Offset <= f.size {
 					ent.Sum = old.Sum
 				}
-				if err := ent.Sum.Update(f.path); err != nil {
+				if err := ent.Sum.UpdateWith(sc, f.path); err != nil {
 					problems[i] = err
 					if errors.Is(err, os.ErrNotExist) {
 						continue
@@ -420,4 +436,31 @@ func RepoName(dir string) string {
 		}
 		d = parent
 	}
+}
+
+// parallel calls fn(0..n-1) on up to workers goroutines (GOMAXPROCS when 0).
+func parallel(n, workers int, fn func(i int)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	var next sync.Mutex
+	i := 0
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				next.Lock()
+				k := i
+				i++
+				next.Unlock()
+				if k >= n {
+					return
+				}
+				fn(k)
+			}
+		}()
+	}
+	wg.Wait()
 }

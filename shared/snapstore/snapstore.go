@@ -73,22 +73,35 @@ type Observation struct {
 	Transcript  string
 	// Tasks is nil when the task directory could not be read at all: then
 	// nothing is marked gone, since nothing was actually observed.
-	Tasks     []tasks.Task
+	Tasks []tasks.Task
+	// Partial says Tasks holds only what could be read: some task files
+	// did not parse (a write in flight). What was read is folded in, but
+	// nothing is marked gone, since a torn file is not a deleted task.
+	Partial   bool
 	HighWater int
 	At        time.Time
 }
 
 // Merge folds an observation into a record (which may be zero).
+//
+// Concurrent captures can reach the store out of order: one that read the
+// task files earlier may take the lock later. Such a stale observation
+// (At before the record's LastCapture) still adds tasks the record lacks,
+// but never overwrites a newer body, marks anything gone or moves the
+// capture times back.
 func Merge(r Record, o Observation) Record {
 	at := o.At.UTC().Truncate(time.Millisecond)
+	stale := at.Before(r.LastCapture)
 	r.Schema = Schema
 	if r.SessionID == "" {
 		r.SessionID = o.SessionID
 	}
-	if r.FirstCapture.IsZero() {
+	if r.FirstCapture.IsZero() || at.Before(r.FirstCapture) {
 		r.FirstCapture = at
 	}
-	r.LastCapture = at
+	if !stale {
+		r.LastCapture = at
+	}
 	setIf(&r.Cwd, o.Cwd)
 	setIf(&r.Version, o.Version)
 	if o.Name != "" {
@@ -121,6 +134,9 @@ func Merge(r Record, o Observation) Record {
 		for _, lt := range o.Tasks {
 			seen[lt.ID] = true
 			if i, ok := idx[lt.ID]; ok {
+				if stale {
+					continue
+				}
 				r.Tasks[i].Task = lt
 				r.Tasks[i].LastSeen = at
 				r.Tasks[i].GoneSince = nil
@@ -130,6 +146,9 @@ func Merge(r Record, o Observation) Record {
 			idx[lt.ID] = len(r.Tasks) - 1
 		}
 		for i := range r.Tasks {
+			if stale || o.Partial {
+				break
+			}
 			if !seen[r.Tasks[i].ID] && r.Tasks[i].GoneSince == nil {
 				gone := at
 				r.Tasks[i].GoneSince = &gone

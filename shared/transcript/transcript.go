@@ -102,6 +102,12 @@ func Scan(path string) (Summary, error) {
 // Update parses the bytes appended since s.Offset. The caller decides when a
 // file was rewritten rather than appended (its size shrank) and resets s.
 func (s *Summary) Update(path string) error {
+	return s.UpdateWith(nil, path)
+}
+
+// UpdateWith is Update reusing a scanner (and its buffer) across files; sc
+// may be nil.
+func (s *Summary) UpdateWith(sc *jsonl.Scanner, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -113,7 +119,11 @@ func (s *Summary) Update(path string) error {
 		}
 	}
 	prevUser := s.LastUserOff
-	sc := jsonl.NewScanner(f, s.Offset)
+	if sc == nil {
+		sc = jsonl.NewScanner(f, s.Offset)
+	} else {
+		sc.Reset(f, s.Offset)
+	}
 	for {
 		line, ok := sc.Next()
 		if !ok {
@@ -375,13 +385,23 @@ func Oneline(s string) string {
 
 // lastString finds the last occurrence of key (which ends in `:"`) and
 // decodes the JSON string after it. In a JSON line a key pattern cannot
-// occur inside a string value, because quotes there are escaped.
+// occur inside a string value, because quotes there are escaped. It searches
+// forward because bytes.Index is vectorised and bytes.LastIndex is not.
 func lastString(b []byte, key string) (string, bool) {
-	i := bytes.LastIndex(b, []byte(key))
-	if i < 0 {
+	k := []byte(key)
+	last := -1
+	for from := 0; ; {
+		i := bytes.Index(b[from:], k)
+		if i < 0 {
+			break
+		}
+		last = from + i
+		from = last + len(k)
+	}
+	if last < 0 {
 		return "", false
 	}
-	return readString(b[i+len(key)-1:])
+	return readString(b[last+len(key)-1:])
 }
 
 func firstString(b []byte, key string) (string, bool) {
