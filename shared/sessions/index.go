@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"os"
 
 	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/tasks"
 	"forgectl.dev/shared/transcript"
 )
 
@@ -24,7 +24,7 @@ import (
 const indexMagic = "FCTIDX"
 
 // indexFormat changes with the encoding below and with the parser's meaning.
-const indexFormat = 1<<16 | transcript.ParserVersion
+const indexFormat = 2<<16 | transcript.ParserVersion
 
 type indexEntry struct {
 	Ino     uint64
@@ -35,25 +35,45 @@ type indexEntry struct {
 
 type index map[string]*indexEntry
 
-type encoder struct {
-	w   *bufio.Writer
-	buf [binary.MaxVarintLen64]byte
+// taskIndex caches the status counts of each task list directory, valid
+// while its *.json files keep the same names, sizes and mtimes. Claude Code
+// rewrites task files in place, so the directory's own mtime is not enough.
+type taskIndex map[string]*taskEntry
+
+type taskEntry struct {
+	Files  []taskFile
+	Counts tasks.Counts
 }
 
-func (e *encoder) u(v uint64) {
-	n := binary.PutUvarint(e.buf[:], v)
-	e.w.Write(e.buf[:n])
+type taskFile struct {
+	Name    string
+	Size    int64
+	MtimeNs int64
 }
-func (e *encoder) i(v int64) {
-	n := binary.PutVarint(e.buf[:], v)
-	e.w.Write(e.buf[:n])
+
+func (e *taskEntry) same(files []taskFile) bool {
+	if e == nil || len(e.Files) != len(files) {
+		return false
+	}
+	for i := range files {
+		if e.Files[i] != files[i] {
+			return false
+		}
+	}
+	return true
 }
-func (e *encoder) s(v string) { e.u(uint64(len(v))); e.w.WriteString(v) }
-func (e *encoder) b(v bool) {
+
+// encoder appends to one byte slice; the whole index is written at once.
+type encoder struct{ b []byte }
+
+func (e *encoder) u(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *encoder) i(v int64)  { e.b = binary.AppendVarint(e.b, v) }
+func (e *encoder) s(v string) { e.u(uint64(len(v))); e.b = append(e.b, v...) }
+func (e *encoder) b1(v bool) {
 	if v {
-		e.w.WriteByte(1)
+		e.b = append(e.b, 1)
 	} else {
-		e.w.WriteByte(0)
+		e.b = append(e.b, 0)
 	}
 }
 
@@ -67,10 +87,9 @@ func summaryInts(s *transcript.Summary) []*int64 {
 	return []*int64{&s.Offset, &s.LastUserOff, &s.LastUserLen}
 }
 
-func (ix index) save(path string) error {
-	var out bytes.Buffer
-	e := encoder{w: bufio.NewWriter(&out)}
-	e.w.WriteString(indexMagic)
+func saveIndex(path string, ix index, tix taskIndex) error {
+	e := encoder{b: make([]byte, 0, 600*len(ix)+64*len(tix)+64)}
+	e.b = append(e.b, indexMagic...)
 	e.u(indexFormat)
 	e.u(uint64(len(ix)))
 	for p, ent := range ix {
@@ -86,16 +105,29 @@ func (ix index) save(path string) error {
 		}
 		e.i(int64(ent.Sum.Messages))
 		e.i(int64(ent.Sum.BrokenLines))
-		e.b(ent.Sum.Sidechain)
+		e.b1(ent.Sum.Sidechain)
 	}
-	if err := e.w.Flush(); err != nil {
-		return err
+	e.u(uint64(len(tix)))
+	for dir, te := range tix {
+		e.s(dir)
+		e.u(uint64(len(te.Files)))
+		for _, f := range te.Files {
+			e.s(f.Name)
+			e.i(f.Size)
+			e.i(f.MtimeNs)
+		}
+		for _, n := range []int{te.Counts.Pending, te.Counts.InProgress, te.Counts.Completed, te.Counts.Total} {
+			e.i(int64(n))
+		}
 	}
-	return fsutil.WriteAtomic(path, out.Bytes(), fsutil.FilePerm)
+	return fsutil.WriteAtomic(path, e.b, fsutil.FilePerm)
 }
 
+// decoder reads from one string holding the whole file, so every decoded
+// string is a substring sharing its memory: loading 10,000 summaries then
+// costs one allocation for the text instead of one per field.
 type decoder struct {
-	b   []byte
+	b   string
 	err error
 }
 
@@ -105,7 +137,7 @@ func (d *decoder) u() uint64 {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Uvarint(d.b)
+	v, n := uvarint(d.b)
 	if n <= 0 {
 		d.err = errCorrupt
 		return 0
@@ -117,7 +149,11 @@ func (d *decoder) i() int64 {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(d.b)
+	ux, n := uvarint(d.b)
+	v := int64(ux >> 1)
+	if ux&1 != 0 {
+		v = ^v
+	}
 	if n <= 0 {
 		d.err = errCorrupt
 		return 0
@@ -145,25 +181,33 @@ func (d *decoder) bool() bool {
 	return v
 }
 
-// loadIndex returns an empty index for a missing, foreign or damaged file.
-func loadIndex(path string) (index, error) {
+// loadIndex returns empty indexes for a missing, foreign or damaged file.
+func loadIndex(path string) (index, taskIndex, error) {
+	ix, tix, err := decodeIndex(path)
+	if err != nil || ix == nil {
+		return index{}, taskIndex{}, err
+	}
+	return ix, tix, nil
+}
+
+func decodeIndex(path string) (index, taskIndex, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return index{}, nil
+			return nil, nil, nil
 		}
-		return index{}, err
+		return nil, nil, err
 	}
 	if !bytes.HasPrefix(b, []byte(indexMagic)) {
-		return index{}, fmt.Errorf("%s: not an index", path)
+		return nil, nil, fmt.Errorf("%s: not an index", path)
 	}
-	d := decoder{b: b[len(indexMagic):]}
+	d := decoder{b: string(b[len(indexMagic):])}
 	if d.u() != indexFormat {
-		return index{}, nil // another parser version: rebuild silently
+		return nil, nil, nil // another parser version: rebuild silently
 	}
 	n := d.u()
 	if d.err != nil || n > uint64(len(b)) {
-		return index{}, fmt.Errorf("%s: %w", path, errCorrupt)
+		return nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
 	}
 	ix := make(index, n)
 	for range n {
@@ -179,12 +223,51 @@ func loadIndex(path string) (index, error) {
 		ent.Sum.BrokenLines = int(d.i())
 		ent.Sum.Sidechain = d.bool()
 		if d.err != nil {
-			return index{}, fmt.Errorf("%s: %w", path, d.err)
+			return nil, nil, fmt.Errorf("%s: %w", path, d.err)
 		}
 		ix[p] = ent
 	}
-	if len(d.b) != 0 {
-		return index{}, fmt.Errorf("%s: %w", path, io.ErrUnexpectedEOF)
+	nt := d.u()
+	if d.err != nil || nt > uint64(len(b)) {
+		return nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
 	}
-	return ix, nil
+	tix := make(taskIndex, nt)
+	for range nt {
+		dir := d.s()
+		nf := d.u()
+		if d.err != nil || nf > uint64(len(b)) {
+			return nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
+		}
+		te := &taskEntry{Files: make([]taskFile, nf)}
+		for k := range te.Files {
+			te.Files[k] = taskFile{Name: d.s(), Size: d.i(), MtimeNs: d.i()}
+		}
+		te.Counts = tasks.Counts{Pending: int(d.i()), InProgress: int(d.i()), Completed: int(d.i()), Total: int(d.i())}
+		if d.err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, d.err)
+		}
+		tix[dir] = te
+	}
+	if len(d.b) != 0 {
+		return nil, nil, fmt.Errorf("%s: %w", path, io.ErrUnexpectedEOF)
+	}
+	return ix, tix, nil
+}
+
+// uvarint is binary.Uvarint for a string.
+func uvarint(s string) (uint64, int) {
+	var x uint64
+	var shift uint
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		c := s[i]
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				return 0, -(i + 1)
+			}
+			return x | uint64(c)<<shift, i + 1
+		}
+		x |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	return 0, 0
 }

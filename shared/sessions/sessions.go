@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	"forgectl.dev/shared/snapstore"
 	"forgectl.dev/shared/tasks"
 	"forgectl.dev/shared/transcript"
+	"golang.org/x/sys/unix"
 )
 
 // Session is one row of the listing.
@@ -97,31 +99,16 @@ func List(opt Options) (Result, error) {
 	}
 	res.Problems = append(res.Problems, problems...)
 
-	var ix index
+	ix, tix := index{}, taskIndex{}
 	if opt.IndexPath != "" {
-		ix, err = loadIndex(opt.IndexPath)
+		ix, tix, err = loadIndex(opt.IndexPath)
 		if err != nil {
 			res.Problems = append(res.Problems, err)
 		}
-	} else {
-		ix = index{}
 	}
 	sums, changed, scanned, perr := summarise(files, ix, opt.Workers)
 	res.Problems = append(res.Problems, perr...)
 	res.Scanned, res.Reused = scanned, len(files)-scanned
-	if opt.IndexPath != "" && (changed || len(ix) != len(files)) {
-		next := make(index, len(files))
-		for i, f := range files {
-			if sums[i] != nil {
-				next[f.path] = sums[i]
-			}
-		}
-		if err := os.MkdirAll(filepath.Dir(opt.IndexPath), 0o700); err == nil {
-			if err := next.save(opt.IndexPath); err != nil {
-				res.Problems = append(res.Problems, err)
-			}
-		}
-	}
 
 	live, rproblems := liveSessions(opt.Claude.Registry())
 	res.Problems = append(res.Problems, rproblems...)
@@ -157,11 +144,55 @@ func List(opt Options) (Result, error) {
 		s.Repo, s.CwdExists = repos.repo(s.Cwd)
 		res.Sessions = append(res.Sessions, s)
 	}
-	// Task lists are many small files: read them in parallel.
+	// Task lists are many small files: read them in parallel, and only
+	// those whose files changed since the cached counts.
+	nextTasks := make([]*taskEntry, len(res.Sessions))
+	var tasksChanged atomicFlag
 	parallel(len(res.Sessions), opt.Workers, func(i int) {
 		s := &res.Sessions[i]
-		s.Tasks, s.TasksSource = countTasks(opt.Claude, taskDirs, s.ID, s.Snapshot)
+		var te *taskEntry
+		s.Tasks, s.TasksSource, te = countTasks(opt.Claude, taskDirs, tix, s.ID, s.Snapshot)
+		if te != nil {
+			nextTasks[i] = te
+			if te != tix[paths.SanitizeListID(s.ID)] {
+				tasksChanged.set()
+			}
+		}
 	})
+	if opt.IndexPath != "" {
+		var nIx, nT int
+		for _, e := range sums {
+			if e != nil {
+				nIx++
+			}
+		}
+		for _, te := range nextTasks {
+			if te != nil {
+				nT++
+			}
+		}
+		// Rewrite the cache only when it would change: on a warm listing it
+		// is read, never written.
+		if changed || tasksChanged.get() || len(ix) != nIx || len(tix) != nT {
+			next := make(index, nIx)
+			for i, f := range files {
+				if sums[i] != nil {
+					next[f.path] = sums[i]
+				}
+			}
+			nextT := make(taskIndex, nT)
+			for i, te := range nextTasks {
+				if te != nil {
+					nextT[paths.SanitizeListID(res.Sessions[i].ID)] = te
+				}
+			}
+			if err := os.MkdirAll(filepath.Dir(opt.IndexPath), 0o700); err == nil {
+				if err := saveIndex(opt.IndexPath, next, nextT); err != nil {
+					res.Problems = append(res.Problems, err)
+				}
+			}
+		}
+	}
 	// Sort an index rather than the rows: a Session is large to swap.
 	order := make([]int, len(res.Sessions))
 	for i := range order {
@@ -242,29 +273,11 @@ func walk(root string) ([]fileRef, []error, error) {
 					continue
 				}
 				dir := filepath.Join(root, d.Name())
-				ents, err := os.ReadDir(dir)
+				files, err := statDir(dir)
 				if err != nil {
 					results[i].problems = append(results[i].problems, err)
-					continue
 				}
-				for _, e := range ents {
-					name := e.Name()
-					if !strings.HasSuffix(name, ".jsonl") || e.IsDir() {
-						continue
-					}
-					p := filepath.Join(dir, name)
-					var st syscall.Stat_t
-					if err := syscall.Stat(p, &st); err != nil {
-						if !errors.Is(err, syscall.ENOENT) {
-							results[i].problems = append(results[i].problems, &os.PathError{Op: "stat", Path: p, Err: err})
-						}
-						continue
-					}
-					if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-						continue
-					}
-					results[i].files = append(results[i].files, fileRef{path: p, ino: uint64(st.Ino), size: st.Size, mt: mtimeNs(&st)})
-				}
+				results[i].files = files
 			}
 		}()
 	}
@@ -280,6 +293,38 @@ func walk(root string) ([]fileRef, []error, error) {
 		problems = append(problems, r.problems...)
 	}
 	return files, problems, nil
+}
+
+// statDir lists dir's *.jsonl regular files with their size, mtime and
+// inode. It reads the directory unsorted and stats relative to its fd, as
+// find does, which matters at 10,000 files.
+func statDir(dir string) ([]fileRef, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	fd := int(f.Fd())
+	var out []fileRef
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".jsonl") || e.IsDir() {
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			continue // removed since the listing: not a session any more
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue
+		}
+		out = append(out, fileRef{path: filepath.Join(dir, name), ino: uint64(st.Ino), size: st.Size, mt: unixMtimeNs(&st)})
+	}
+	return out, nil
 }
 
 // summarise fills one summary per file, reusing cached ones that are still
@@ -371,21 +416,56 @@ func listDirs(root string) map[string]bool {
 	return m
 }
 
-func countTasks(c paths.Claude, dirs map[string]bool, id string, rec *snapstore.Record) (tasks.Counts, string) {
-	if dirs[paths.SanitizeListID(id)] {
-		if l, err := tasks.ReadList(c.TaskList(id)); err == nil && len(l.Tasks) > 0 {
-			var n tasks.Counts
-			for _, t := range l.Tasks {
-				n.Add(t.Status)
-			}
-			return n, "live"
+func countTasks(c paths.Claude, dirs map[string]bool, tix taskIndex, id string, rec *snapstore.Record) (tasks.Counts, string, *taskEntry) {
+	name := paths.SanitizeListID(id)
+	if dirs[name] {
+		if te := readTaskCounts(c.TaskList(id), tix[name]); te != nil && te.Counts.Total > 0 {
+			return te.Counts, "live", te
 		}
 	}
 	if rec != nil && len(rec.Tasks) > 0 {
-		return rec.Counts(), "snapshot"
+		return rec.Counts(), "snapshot", nil
 	}
-	return tasks.Counts{}, "none"
+	return tasks.Counts{}, "none", nil
 }
+
+// readTaskCounts returns the cached entry when every task file still has
+// the size and mtime it had, else reads the list again.
+func readTaskCounts(dir string, cached *taskEntry) *taskEntry {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	files := make([]taskFile, 0, len(ents))
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasSuffix(n, ".json") || strings.HasPrefix(n, ".") || e.IsDir() {
+			continue
+		}
+		var st syscall.Stat_t
+		if syscall.Stat(filepath.Join(dir, n), &st) != nil {
+			continue
+		}
+		files = append(files, taskFile{Name: n, Size: st.Size, MtimeNs: mtimeNs(&st)})
+	}
+	if cached.same(files) {
+		return cached
+	}
+	l, err := tasks.ReadList(dir)
+	if err != nil {
+		return nil
+	}
+	te := &taskEntry{Files: files}
+	for _, t := range l.Tasks {
+		te.Counts.Add(t.Status)
+	}
+	return te
+}
+
+type atomicFlag struct{ v atomic.Bool }
+
+func (f *atomicFlag) set()      { f.v.Store(true) }
+func (f *atomicFlag) get() bool { return f.v.Load() }
 
 // repoCache names the repository a cwd belongs to: the git top level's base
 // name (the main checkout's name for a linked worktree), else the cwd's own

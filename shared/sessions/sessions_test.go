@@ -126,6 +126,16 @@ func TestList(t *testing.T) {
 		t.Fatalf("append: scanned %d first %+v", res.Scanned, res.Sessions[0])
 	}
 
+	// A task rewritten in place (Claude Code does not rename) is recounted.
+	taskFile := filepath.Join(f.claude.TaskList("s-new"), "1.json")
+	os.WriteFile(taskFile, []byte(`{"id":"1","status":"completed"}`), 0o644)
+	later := time.Now().Add(time.Second)
+	os.Chtimes(taskFile, later, later)
+	res, _ = List(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
+	if c := res.Sessions[0].Tasks; c.Completed != 2 || c.InProgress != 0 {
+		t.Fatalf("task counts not refreshed: %+v", c)
+	}
+
 	// A damaged cache is rebuilt, not trusted.
 	os.WriteFile(idx, []byte("FCTIDX\x01garbage"), 0o600)
 	res, _ = List(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
