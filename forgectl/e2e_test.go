@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// End-to-end tests run the built forgectl against a temp home, with the
+// claude stand-in from tools/fakeclaude installed as "claude" on PATH.
+
+var buildOnce struct {
+	sync.Once
+	dir string
+	err error
+}
+
+func binaries(t *testing.T) (forgectl, claude string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "forgectl-e2e-")
+		if err != nil {
+			buildOnce.err = err
+			return
+		}
+		buildOnce.dir = dir
+		for _, b := range []struct{ dir, pkg, out string }{
+			{".", ".", "forgectl"},
+			{"../tools", "./fakeclaude", "claude"},
+		} {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, b.out), b.pkg)
+			cmd.Dir = b.dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildOnce.err = fmt.Errorf("build %s: %v\n%s", b.pkg, err, out)
+				return
+			}
+		}
+	})
+	if buildOnce.err != nil {
+		t.Fatal(buildOnce.err)
+	}
+	return filepath.Join(buildOnce.dir, "forgectl"), filepath.Join(buildOnce.dir, "claude")
+}
+
+type e2e struct {
+	*testHome
+	forgectl string
+	record   string
+	env      []string
+}
+
+func newE2E(t *testing.T) *e2e {
+	fc, claude := binaries(t)
+	h := newHome(t)
+	os.Remove(h.bin)
+	if err := os.Symlink(claude, h.bin); err != nil {
+		t.Fatal(err)
+	}
+	e := &e2e{testHome: h, forgectl: fc, record: filepath.Join(h.home, "claude-record.jsonl")}
+	e.env = []string{
+		"HOME=" + h.home, "PATH=" + filepath.Dir(h.bin) + ":/usr/bin:/bin",
+		"FORGECTL_CONFIG_DIR=" + h.fc, "FAKECLAUDE_RECORD=" + e.record, "FAKECLAUDE_VERSION=2.1.332",
+		"TERM=xterm-256color", "LANG=C.UTF-8",
+	}
+	return e
+}
+
+func (e *e2e) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(e.forgectl, args...)
+	cmd.Env = e.env
+	cmd.Dir = e.home
+	return cmd
+}
+
+type recordLine struct {
+	Event     string            `json:"event"`
+	Args      []string          `json:"args"`
+	Cwd       string            `json:"cwd"`
+	Pid       int               `json:"pid"`
+	SessionID string            `json:"session_id"`
+	Env       map[string]string `json:"env"`
+}
+
+// waitRecord waits for fakeclaude's "start" line.
+func (e *e2e) waitRecord(t *testing.T) recordLine {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if f, err := os.Open(e.record); err == nil {
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				var r recordLine
+				if json.Unmarshal(sc.Bytes(), &r) == nil && r.Event == "start" {
+					f.Close()
+					return r
+				}
+			}
+			f.Close()
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("claude never started")
+	return recordLine{}
+}
+
+func TestE2EResumeExecsClaudeInItsDirectory(t *testing.T) {
+	e := newE2E(t)
+	api := e.repo("api-server")
+	e.session(idLogin, api, "feature/login", "fix the login flow", "Login bugfix work", time.Hour)
+	e.config("[launch.defaults]\nmodel = \"sonnet\"\n[proxy]\nlaunch_profile = \"corp\"\n[proxy.profiles.corp]\nhttps_proxy = \"http://proxy:3128\"\n")
+
+	cmd := e.command("resume", "login")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := e.waitRecord(t)
+	// exec replaces the process: claude runs under forgectl's own pid.
+	if r.Pid != cmd.Process.Pid {
+		t.Errorf("claude pid %d, forgectl pid %d: not exec'd in place", r.Pid, cmd.Process.Pid)
+	}
+	if r.Cwd != api || strings.Join(r.Args, " ") != "--model sonnet --resume "+idLogin || r.SessionID != idLogin {
+		t.Errorf("claude started with %+v", r)
+	}
+	if r.Env["HTTPS_PROXY"] != "http://proxy:3128" || r.Env["https_proxy"] != "http://proxy:3128" {
+		t.Errorf("proxy env: %v", r.Env)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+}
+
+func TestE2ELiveSessionRefusedThenFork(t *testing.T) {
+	e := newE2E(t)
+	api := e.repo("api-server")
+	e.session(idLogin, api, "feature/login", "fix the login flow", "Login bugfix work", time.Hour)
+
+	// A real claude process holding the session, with its own registry file.
+	live := exec.Command(e.bin, "--resume", idLogin)
+	live.Env = append(e.env, "FAKECLAUDE_RECORD=")
+	live.Dir = api
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { live.Process.Kill(); live.Wait() }()
+	regFile := filepath.Join(e.claude, "sessions", fmt.Sprintf("%d.json", live.Process.Pid))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(regFile); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("claude never registered")
+		}
+	}
+
+	out, err := e.command("resume", "ls", "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []sessionJSON
+	json.Unmarshal(out, &rows)
+	if len(rows) != 1 || !rows[0].Live || rows[0].Pid == nil || *rows[0].Pid != live.Process.Pid {
+		t.Fatalf("ls: %s", out)
+	}
+
+	var stderr bytes.Buffer
+	cmd := e.command("resume", idLogin)
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if code := exitCode(err); code != 2 || !strings.Contains(stderr.String(), fmt.Sprintf("pid %d", live.Process.Pid)) {
+		t.Fatalf("live resume: exit %d, %q", code, stderr.String())
+	}
+	out, err = e.command("resume", "--fork", "--dry-run", idLogin).Output()
+	if err != nil || !strings.Contains(string(out), "--resume "+idLogin+" --fork-session") {
+		t.Fatalf("fork dry run: %v %q", err, out)
+	}
+
+	// SIGKILL leaves a stale registry file: the session is no longer live.
+	live.Process.Kill()
+	live.Wait()
+	if _, err := os.Stat(regFile); err != nil {
+		t.Fatal("SIGKILL should leave the registry file behind")
+	}
+	out, err = e.command("resume", "--dry-run", idLogin).Output()
+	if err != nil || !strings.HasPrefix(string(out), "session: "+idLogin) {
+		t.Fatalf("stale registry still refuses: %v %q", err, out)
+	}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// tmuxServer is a private tmux server for one test.
+type tmuxServer struct {
+	t    *testing.T
+	sock string
+}
+
+func newTmux(t *testing.T) *tmuxServer {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (CI installs it)")
+	}
+	s := &tmuxServer{t: t, sock: fmt.Sprintf("fc-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.sock, "kill-server").Run() })
+	return s
+}
+
+func (s *tmuxServer) run(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxServer) screen() string {
+	out, _ := exec.Command("tmux", "-L", s.sock, "capture-pane", "-p", "-t", "t").Output()
+	return string(out)
+}
+
+func (s *tmuxServer) waitFor(what string, ok func(string) bool) string {
+	s.t.Helper()
+	var last string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(30 * time.Millisecond) {
+		last = s.screen()
+		if ok(last) {
+			return last
+		}
+	}
+	s.t.Fatalf("timed out waiting for %s; screen:\n%s", what, last)
+	return ""
+}
+
+func TestE2EPickerInTmux(t *testing.T) {
+	e := newE2E(t)
+	api := e.repo("api-server")
+	web := e.repo("web-app")
+	e.session(idLogin, api, "feature/login", "fix the login flow", "Login bugfix work", time.Hour)
+	e.session(idPages, api, "feat/pages", "add cursor pagination", "Cursor pagination", 2*time.Hour)
+	e.session(idWeb, web, "main", "dark mode please", "", 3*time.Hour)
+	tm := newTmux(t)
+
+	script := filepath.Join(e.home, "run.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\n"+envExports(e.env)+"cd "+e.home+"\n"+e.forgectl+" resume\necho \"EXIT=$?\"\nsleep 600\n"), 0o755)
+	tm.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "40", script)
+
+	screen := tm.waitFor("the picker", func(s string) bool { return strings.Contains(s, "resume>") && strings.Contains(s, "Login bugfix work") })
+	for _, want := range []string{"api-server", "feature/login", "web-app", "“dark mode please”", "3 sessions"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("picker screen lacks %q:\n%s", want, screen)
+		}
+	}
+	tm.run("send-keys", "-t", "t", "-l", "pagination")
+	tm.waitFor("the filtered list", func(s string) bool {
+		return strings.Contains(s, "Cursor pagination") && !strings.Contains(s, "dark mode please")
+	})
+	tm.run("send-keys", "-t", "t", "Enter")
+	r := e.waitRecord(t)
+	if r.Cwd != api || strings.Join(r.Args, " ") != "--resume "+idPages {
+		t.Fatalf("picked and exec'd: %+v", r)
+	}
+	// claude now owns the terminal and draws its input box.
+	tm.waitFor("claude's input box", func(s string) bool { return strings.Contains(s, "❯") })
+}
+
+func TestE2EPickerEscExits130(t *testing.T) {
+	e := newE2E(t)
+	api := e.repo("api-server")
+	e.session(idLogin, api, "feature/login", "fix the login flow", "Login bugfix work", time.Hour)
+	e.session(idPages, api, "feat/pages", "add cursor pagination", "Cursor pagination", 2*time.Hour)
+	tm := newTmux(t)
+	script := filepath.Join(e.home, "run.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\n"+envExports(e.env)+e.forgectl+" resume\necho \"EXIT=$?\"\nsleep 600\n"), 0o755)
+	tm.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "40", script)
+	tm.waitFor("the picker", func(s string) bool { return strings.Contains(s, "resume>") })
+	tm.run("send-keys", "-t", "t", "Escape")
+	tm.waitFor("exit 130", func(s string) bool { return strings.Contains(s, "EXIT=130") })
+	if _, err := os.Stat(e.record); err == nil {
+		t.Fatal("claude ran after Esc")
+	}
+}
+
+func envExports(env []string) string {
+	var b strings.Builder
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
+	}
+	return b.String()
+}
