@@ -280,6 +280,19 @@ func TestE2EPickerInTmux(t *testing.T) {
 	}
 	// claude now owns the terminal and draws its input box.
 	tm.waitFor("claude's input box", func(s string) bool { return strings.Contains(s, "❯") })
+	stopProcess(t, r.Pid)
+}
+
+// stopProcess ends a process the test did not start itself and waits until
+// it is gone, so it cannot write into a temp dir being removed.
+func stopProcess(t *testing.T, pid int) {
+	syscall.Kill(pid, syscall.SIGTERM)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
 }
 
 func TestE2EPickerEscExits130(t *testing.T) {
