@@ -264,11 +264,15 @@ func TestE2EPickerInTmux(t *testing.T) {
 	tm.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "40", script)
 
 	screen := tm.waitFor("the picker", func(s string) bool { return strings.Contains(s, "resume>") && strings.Contains(s, "Login bugfix work") })
-	for _, want := range []string{"api-server", "feature/login", "web-app", "“dark mode please”", "3 sessions"} {
+	for _, want := range []string{"api-server", "feature/login", "web-app", "“dark mode please”", "3/3"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("picker screen lacks %q:\n%s", want, screen)
 		}
 	}
+	// The preview shows the session under the cursor.
+	tm.waitFor("the preview", func(s string) bool {
+		return strings.Contains(s, "cwd      "+api) && strings.Contains(s, "first    fix the login flow")
+	})
 	tm.run("send-keys", "-t", "t", "-l", "pagination")
 	tm.waitFor("the filtered list", func(s string) bool {
 		return strings.Contains(s, "Cursor pagination") && !strings.Contains(s, "dark mode please")

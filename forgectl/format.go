@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/sessions"
 	"forgectl.dev/shared/tasks"
 )
@@ -280,9 +281,10 @@ func orDash(s string) string {
 
 // pickItem adapts a session to the picker.
 type pickItem struct {
-	s   *sessions.Session
-	now time.Time
-	row string
+	s      *sessions.Session
+	now    time.Time
+	row    string
+	claude paths.Claude // to count tasks for the preview when the listing skipped them
 }
 
 func (p pickItem) Row() string { return p.row }
@@ -319,8 +321,12 @@ func (p pickItem) Preview(width int) string {
 	} else {
 		line("status", "not running")
 	}
-	if s.Tasks.Total > 0 {
-		line("tasks", fmt.Sprintf("%d pending, %d in progress, %d completed (%s)", s.Tasks.Pending, s.Tasks.InProgress, s.Tasks.Completed, s.TasksSource))
+	counts, source := s.Tasks, s.TasksSource
+	if source == "" {
+		counts, source = sessions.TaskCounts(p.claude, s.ID, s.Snapshot)
+	}
+	if counts.Total > 0 {
+		line("tasks", fmt.Sprintf("%d pending, %d in progress, %d completed (%s)", counts.Pending, counts.InProgress, counts.Completed, source))
 	}
 	line("first", s.FirstPrompt)
 	line("last", s.LastPrompt)

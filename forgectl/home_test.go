@@ -111,14 +111,20 @@ type result struct {
 }
 
 type fakePicker struct {
-	choose int
-	err    error
-	rows   []string
+	choose   int
+	err      error
+	rows     []string
+	previews []string
 }
 
-func (f *fakePicker) Pick(_ context.Context, _ string, items []picker.Item) (int, error) {
+func (f *fakePicker) Pick(ctx context.Context, _ string, src *picker.Source) (int, error) {
+	items, err := src.Wait(ctx)
+	if err != nil {
+		return -1, err
+	}
 	for _, it := range items {
 		f.rows = append(f.rows, it.Row())
+		f.previews = append(f.previews, it.Preview(80))
 	}
 	return f.choose, f.err
 }

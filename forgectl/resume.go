@@ -18,7 +18,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
-func (a *app) listSessions(verbose bool) (sessions.Result, error) {
+func (a *app) listSessions(verbose, countTasks bool) (sessions.Result, error) {
 	// A listing allocates many short-lived summaries: collecting garbage
 	// less often saves a third of a warm listing, and the memory limit
 	// keeps the peak under the 64 MB budget when a cold scan runs.
@@ -29,6 +29,7 @@ func (a *app) listSessions(verbose bool) (sessions.Result, error) {
 		Claude:    a.claudePaths(),
 		Snapshots: snapstore.Store{Dir: fp.Snapshots()},
 		IndexPath: filepath.Join(fp.Cache(), "transcripts.idx"),
+		SkipTasks: !countTasks,
 	})
 	if err != nil {
 		a.errorf("cannot list sessions: %v", err)
@@ -88,7 +89,14 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		a.refuseProxy(err)
 		return exit(exitcode.Refused)
 	}
-	res, err := a.listSessions(o.verbose)
+	if o.filter == "" && !o.dryRun && a.stdinTTY && a.stdoutTTY {
+		s, err := a.pickWhileListing(ctx, o)
+		if err != nil {
+			return err
+		}
+		return a.resumeSession(cfg, proxyEnv, s, o)
+	}
+	res, err := a.listSessions(o.verbose, true)
 	if err != nil {
 		return err
 	}
@@ -108,7 +116,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 	switch {
 	case len(hits) == 1:
 		s = &list[hits[0]]
-	case o.filter != "" || o.dryRun || !a.stdinTTY || !a.stdoutTTY:
+	default:
 		// Ambiguous, and either a filter was meant to be unique or nobody can
 		// answer a picker: list the candidates rather than prompt.
 		if err := writeTable(a.stdout, a.now(), list, hits, false); err != nil {
@@ -122,17 +130,61 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 			a.hintf("pass a filter or a session id from the first column")
 		}
 		return exit(exitcode.Failed)
-	default:
-		i, err := a.pick(ctx, list, hits)
-		if err != nil {
-			if errors.Is(err, picker.ErrAborted) {
-				return exit(exitcode.Interrupted)
-			}
-			a.errorf("picker: %v", err)
-			return exit(exitcode.Failed)
-		}
-		s = &list[i]
 	}
+	return a.resumeSession(cfg, proxyEnv, s, o)
+}
+
+// errNoSessions ends the picker when the listing found nothing.
+var errNoSessions = errors.New("no sessions")
+
+// pickWhileListing opens the picker at once and lists in the background:
+// the picker's terminal setup and the listing overlap, so rows appear as
+// soon as the listing is done. Task counts are left out of this listing
+// (the preview reads them for the one session shown).
+func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Session, error) {
+	src := picker.NewSource()
+	var list []sessions.Session
+	var hits []int
+	go func() {
+		res, err := a.listSessions(o.verbose, false)
+		if err != nil {
+			src.Fail(err)
+			return
+		}
+		list = res.Sessions
+		hits, _ = match.Find(list, "", o.all)
+		if len(hits) == 0 {
+			src.Fail(errNoSessions)
+			return
+		}
+		now := a.now()
+		items := make([]picker.Item, len(hits))
+		for k, i := range hits {
+			items[k] = pickItem{s: &list[i], now: now, row: pickRow(now, &list[i]), claude: a.claudePaths()}
+		}
+		src.Set(items)
+	}()
+	k, err := a.picker.Pick(ctx, "Enter resumes · Esc cancels · type to filter", src)
+	switch {
+	case errors.Is(err, errNoSessions):
+		a.errorf("no Claude Code sessions found under %s", a.claudePaths().Projects())
+		a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
+		return nil, exit(exitcode.Failed)
+	case errors.Is(err, picker.ErrAborted):
+		return nil, exit(exitcode.Interrupted)
+	case err != nil:
+		var ce *codeError
+		if errors.As(err, &ce) {
+			return nil, err
+		}
+		a.errorf("picker: %v", err)
+		return nil, exit(exitcode.Failed)
+	}
+	// The rows were set before any could be chosen.
+	return &list[hits[k]], nil
+}
+
+func (a *app) resumeSession(cfg *config.Config, proxyEnv []string, s *sessions.Session, o resumeOpts) error {
 	p, err := a.plan(cfg, proxyEnv, s, o.fork)
 	if err != nil {
 		return err
@@ -162,20 +214,6 @@ func (a *app) refuseProxy(err error) {
 	} else {
 		a.hintf("define the profile under [proxy.profiles.<name>] or remove launch_profile")
 	}
-}
-
-func (a *app) pick(ctx context.Context, list []sessions.Session, hits []int) (int, error) {
-	now := a.now()
-	items := make([]picker.Item, len(hits))
-	for k, i := range hits {
-		items[k] = pickItem{s: &list[i], now: now, row: pickRow(now, &list[i])}
-	}
-	header := fmt.Sprintf("%d sessions · Enter resumes · Esc cancels", len(hits))
-	k, err := a.picker.Pick(ctx, header, items)
-	if err != nil {
-		return -1, err
-	}
-	return hits[k], nil
 }
 
 // plan resolves a resume without side effects, refusing what the real run
@@ -316,7 +354,7 @@ func (a *app) lsCommand() *ffcli.Command {
 		FlagSet:   fs,
 		UsageFunc: helpFunc(lsHelp),
 		Exec: func(ctx context.Context, args []string) error {
-			res, err := a.listSessions(*verbose)
+			res, err := a.listSessions(*verbose, true)
 			if err != nil {
 				return err
 			}

@@ -71,6 +71,9 @@ type Options struct {
 	IndexPath string
 	// Workers bounds parallel transcript reads; 0 means GOMAXPROCS.
 	Workers int
+	// SkipTasks leaves task counts out (TasksSource ""), for a caller that
+	// reads them for one session later: the picker's preview.
+	SkipTasks bool
 }
 
 // Result is a listing: sessions newest first, and what could not be read.
@@ -150,6 +153,12 @@ func List(opt Options) (Result, error) {
 	var tasksChanged atomicFlag
 	parallel(len(res.Sessions), opt.Workers, func(i int) {
 		s := &res.Sessions[i]
+		if opt.SkipTasks {
+			if te := tix[paths.SanitizeListID(s.ID)]; te != nil {
+				nextTasks[i] = te // keep the cache as it is
+			}
+			return
+		}
 		var te *taskEntry
 		s.Tasks, s.TasksSource, te = countTasks(opt.Claude, taskDirs, tix, s.ID, s.Snapshot)
 		if te != nil {
@@ -414,6 +423,13 @@ func listDirs(root string) map[string]bool {
 		}
 	}
 	return m
+}
+
+// TaskCounts counts one session's tasks: its task list on disk, else its
+// snapshot. The source is "live", "snapshot" or "none".
+func TaskCounts(c paths.Claude, id string, rec *snapstore.Record) (tasks.Counts, string) {
+	n, src, _ := countTasks(c, map[string]bool{paths.SanitizeListID(id): true}, nil, id, rec)
+	return n, src
 }
 
 func countTasks(c paths.Claude, dirs map[string]bool, tix taskIndex, id string, rec *snapstore.Record) (tasks.Counts, string, *taskEntry) {
