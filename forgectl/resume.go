@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/picker"
@@ -134,6 +135,12 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 	return a.resumeSession(cfg, proxyEnv, s, o)
 }
 
+// pickerHeadStart is how long the picker waits for the listing before it
+// opens empty: long enough for a small home's listing, so its rows are
+// drawn without waiting for the finder's 30 ms reload tick, short enough
+// that a large home's listing still overlaps the finder's setup.
+const pickerHeadStart = 20 * time.Millisecond
+
 // errNoSessions ends the picker when the listing found nothing.
 var errNoSessions = errors.New("no sessions")
 
@@ -164,6 +171,14 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 		}
 		src.Set(items)
 	}()
+	// The finder re-reads a hot-reloaded source only every 30 ms, so rows
+	// that are ready before it opens are drawn sooner: give a warm listing a
+	// head start, and let a slow (cold) one fill the open finder later.
+	select {
+	case <-src.Ready():
+	case <-time.After(pickerHeadStart):
+	case <-ctx.Done():
+	}
 	k, err := a.picker.Pick(ctx, "Enter resumes · Esc cancels · type to filter", src)
 	switch {
 	case errors.Is(err, errNoSessions):

@@ -96,18 +96,24 @@ type fileRef struct {
 // List reads every session.
 func List(opt Options) (Result, error) {
 	var res Result
+	// Decoding the index and walking the tree are independent: overlap them.
+	ix, tix := index{}, taskIndex{}
+	var ixErr error
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		if opt.IndexPath != "" {
+			ix, tix, ixErr = loadIndex(opt.IndexPath)
+		}
+	}()
 	files, problems, err := walk(opt.Claude.Projects())
+	<-loaded
 	if err != nil {
 		return res, err
 	}
 	res.Problems = append(res.Problems, problems...)
-
-	ix, tix := index{}, taskIndex{}
-	if opt.IndexPath != "" {
-		ix, tix, err = loadIndex(opt.IndexPath)
-		if err != nil {
-			res.Problems = append(res.Problems, err)
-		}
+	if ixErr != nil {
+		res.Problems = append(res.Problems, ixErr)
 	}
 	sums, changed, scanned, perr := summarise(files, ix, opt.Workers)
 	res.Problems = append(res.Problems, perr...)

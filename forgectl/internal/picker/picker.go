@@ -55,6 +55,9 @@ func (s *Source) Fail(err error) {
 	}
 }
 
+// Ready is closed once the rows (or a failure) arrived.
+func (s *Source) Ready() <-chan struct{} { return s.done }
+
 // Wait blocks until the rows (or a failure) arrived.
 func (s *Source) Wait(ctx context.Context) ([]Item, error) {
 	select {
