@@ -1,0 +1,319 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"forgectl.dev/resume-hooks/internal/hookrun"
+	"forgectl.dev/shared/claudever"
+	"forgectl.dev/shared/config"
+	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/proc"
+)
+
+// app holds every dependency on the outside world; run builds the real
+// ones and tests build their own.
+type app struct {
+	getenv   func(string) string
+	environ  []string
+	home     string
+	goos     string
+	uid      int
+	pid      int
+	self     string // this executable
+	lookPath func(string) (string, error)
+	now      func() time.Time
+	// runner runs launchctl, systemctl and osascript.
+	runner hookstate.Runner
+	sleep  func(ctx context.Context, d time.Duration) error
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		fmt.Fprintf(stderr, "forgectl: error: cannot find the home directory: %v\n", err)
+		return exitcode.Failed
+	}
+	self, _ := os.Executable()
+	a := &app{
+		getenv:   os.Getenv,
+		environ:  os.Environ(),
+		home:     home,
+		goos:     runtime.GOOS,
+		uid:      os.Getuid(),
+		pid:      os.Getpid(),
+		self:     self,
+		lookPath: exec.LookPath,
+		now:      time.Now,
+		runner:   hookstate.ExecRunner(30 * time.Second),
+		sleep:    sleepCtx,
+		stdout:   stdout,
+		stderr:   stderr,
+	}
+	return a.main(ctx, args)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// usageError is bad usage: exit 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// exitError carries a command's exit status out of ffcli.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+func (a *app) main(ctx context.Context, args []string) int {
+	root := a.rootCommand()
+	err := root.ParseAndRun(ctx, args)
+	var ee exitError
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitcode.OK
+	case errors.Is(err, flag.ErrHelp):
+		return exitcode.OK
+	case errors.As(err, &ee):
+		return int(ee)
+	case errors.As(err, &ue):
+		a.errorf("%s", ue.msg)
+		a.hintf("run resume-hooks --help (forgectl resume hooks --help)")
+		return exitcode.Refused
+	default:
+		// ffcli's own parse errors (an unknown flag) are usage errors; the
+		// flag package has printed the usage already.
+		a.errorf("%s", strings.TrimSpace(err.Error()))
+		return exitcode.Refused
+	}
+}
+
+func (a *app) errorf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "forgectl: error: "+format+"\n", args...)
+}
+
+func (a *app) hintf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "forgectl: hint: "+format+"\n", args...)
+}
+
+func (a *app) flagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	return fs
+}
+
+func noArgs(args []string) error {
+	if len(args) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", args[0])}
+	}
+	return nil
+}
+
+func (a *app) rootCommand() *ffcli.Command {
+	fs := a.flagSet("resume-hooks")
+	return &ffcli.Command{
+		Name:       "resume-hooks",
+		ShortUsage: "forgectl resume hooks <run|status|install|uninstall> [flags]",
+		LongHelp: `Runs the [[resume.on_update]] hooks of config.toml when the installed claude
+changes version, and installs the watcher that runs them.
+
+` + exitcode.Table,
+		FlagSet: fs,
+		Subcommands: []*ffcli.Command{
+			a.runCommand(), a.statusCommand(), a.installCommand(), a.uninstallCommand(),
+		},
+		Exec: func(ctx context.Context, args []string) error {
+			if len(args) == 0 {
+				return usageError{"name a subcommand: run, status, install or uninstall"}
+			}
+			return usageError{fmt.Sprintf("unknown subcommand %q (run, status, install, uninstall)", args[0])}
+		},
+	}
+}
+
+func (a *app) forgectlPaths() paths.Forgectl {
+	return paths.ForgectlFrom(a.getenv, a.home, a.goos)
+}
+
+// loadConfig reads config.toml; every problem is printed and is exit 2.
+func (a *app) loadConfig() (*config.Config, error) {
+	cfg, err := config.Load(a.forgectlPaths().Config())
+	if err == nil {
+		return cfg, nil
+	}
+	a.printConfigErrors(err)
+	return cfg, exitError(exitcode.Refused)
+}
+
+func (a *app) printConfigErrors(err error) {
+	var list config.ErrorList
+	if !errors.As(err, &list) {
+		a.errorf("%v", err)
+		return
+	}
+	for _, e := range list {
+		a.errorf("%s", e.Error())
+		if e.Hint != "" {
+			a.hintf("%s", e.Hint)
+		}
+	}
+}
+
+// hooks converts the config's entries, keeping their positions.
+func hooks(cfg *config.Config) []hookrun.Hook {
+	var hs []hookrun.Hook
+	for i, o := range cfg.Resume.OnUpdate {
+		hs = append(hs, hookrun.Hook{Position: i + 1, Kind: o.Kind(), Command: o.Command, Timeout: o.Timeout()})
+	}
+	return hs
+}
+
+// trigger is the watcher that started this run, or manual.
+func (a *app) trigger() string {
+	switch t := a.getenv("FORGECTL_HOOKS_TRIGGER"); t {
+	case hookstate.TriggerLaunchd, hookstate.TriggerSystemd, hookstate.TriggerCron:
+		return t
+	}
+	return hookstate.TriggerManual
+}
+
+func (a *app) runCommand() *ffcli.Command {
+	fs := a.flagSet("run")
+	dryRun := fs.Bool("dry-run", false, "show what would fire now; start nothing, record nothing")
+	return &ffcli.Command{
+		Name:       "run",
+		ShortUsage: "forgectl resume hooks run [--dry-run]",
+		ShortHelp:  "fire the [[resume.on_update]] hooks if claude changed version",
+		LongHelp: `Fires the [[resume.on_update]] hooks once the installed claude has changed
+version and settled; the first run only records a baseline. The watcher runs
+this; run it by hand to fire now. See the package documentation for details.
+
+` + exitcode.Table,
+		FlagSet: fs,
+		Exec: func(ctx context.Context, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			cfg, err := a.loadConfig()
+			if err != nil {
+				return err
+			}
+			r, err := a.hookRunner(cfg)
+			if err != nil {
+				return err
+			}
+			if code := r.Run(ctx, *dryRun); code != 0 {
+				return exitError(code)
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) hookRunner(cfg *config.Config) (*hookrun.Runner, error) {
+	fp := a.forgectlPaths()
+	settle := hookrun.DefaultSettle
+	if s := a.getenv("FORGECTL_HOOKS_SETTLE"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return nil, usageError{fmt.Sprintf("FORGECTL_HOOKS_SETTLE=%q is not a duration", s)}
+		}
+		settle = d
+	}
+	// "" lets the finder fall back to ~/.local/bin/claude, as outdated does.
+	claude, _ := config.ClaudeBinary(a.getenv, cfg, a.lookPath)
+	finder := claudever.Finder{Getenv: a.getenv, Home: a.home, Binary: claude}
+	procStart, _ := proc.StartTime(a.pid)
+	r := &hookrun.Runner{
+		Files:       hookstate.FilesFor(fp),
+		RestartLock: fp.RestartLock(),
+		Harness:     "claude",
+		Hooks:       hooks(cfg),
+		ReadVersion: func(ctx context.Context) (string, error) {
+			in, err := finder.Find(ctx)
+			if err != nil {
+				return "", err
+			}
+			return in.Version.String(), nil
+		},
+		Settle:    settle,
+		Trigger:   a.trigger(),
+		Env:       a.environ,
+		Now:       a.now,
+		Stdout:    a.stdout,
+		Stderr:    a.stderr,
+		Pid:       a.pid,
+		ProcStart: procStart,
+	}
+	bin, err := a.restartBinary()
+	if err != nil {
+		r.RestartErr = err
+	} else {
+		r.RestartArgv = []string{bin, "restart", "--outdated"}
+	}
+	if a.goos == "darwin" {
+		r.Notify = a.notify
+	}
+	return r, nil
+}
+
+// restartBinary is resume-restart: $FORGECTL_RESTART_BIN, else beside this
+// executable, else on PATH.
+func (a *app) restartBinary() (string, error) {
+	if p := a.getenv("FORGECTL_RESTART_BIN"); p != "" {
+		return p, nil
+	}
+	if a.self != "" {
+		p := filepath.Join(filepath.Dir(a.self), "resume-restart")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := a.lookPath("resume-restart")
+	if err != nil {
+		return "", errors.New("resume-restart not found beside resume-hooks or on PATH")
+	}
+	return filepath.Abs(p)
+}
+
+// notify posts a macOS notification. The texts travel as osascript's
+// arguments, never inside the script, so nothing in them needs quoting.
+func (a *app) notify(ctx context.Context, title, message string) error {
+	res := a.runner(ctx, "osascript",
+		"-e", "on run argv",
+		"-e", "display notification (item 2 of argv) with title (item 1 of argv)",
+		"-e", "end run",
+		title, message)
+	if res.Err != nil {
+		return res.Err
+	}
+	if res.Code != 0 {
+		return fmt.Errorf("osascript exited %d: %s", res.Code, strings.TrimSpace(string(res.Stderr)))
+	}
+	return nil
+}

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDeps keeps the watcher's binary free of the picker's UI stack, which
+// only forgectl may link.
+func TestDeps(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, banned := range []string{"github.com/ktr0731/go-fuzzyfinder", "github.com/gdamore/tcell"} {
+			if strings.HasPrefix(pkg, banned) {
+				t.Errorf("resume-hooks links %s", pkg)
+			}
+		}
+	}
+}

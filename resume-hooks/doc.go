@@ -1,0 +1,91 @@
+// Command resume-hooks runs forgectl's update hooks: the [[resume.on_update]]
+// entries of config.toml, fired when the installed claude changes version.
+// forgectl reaches it as `forgectl resume hooks …` by exec'ing this binary
+// with the arguments that follow "hooks".
+//
+// # Usage
+//
+//	resume-hooks run [--dry-run]        fire the hooks if claude changed version
+//	resume-hooks status [--json]        watcher, recorded versions, pending restart, last five runs
+//	resume-hooks install [--dry-run]    write and load the watcher (launchd on macOS, systemd on Linux)
+//	resume-hooks uninstall              unload and remove the watcher
+//
+// # run
+//
+// Reads the installed version the way `resume outdated` does and compares it
+// with the one recorded in resume-hooks/state.json. The first run records a
+// baseline and fires nothing. A change fires only once two reads a few
+// seconds apart agree (up to five re-reads); then every hook runs in config
+// order and the version is recorded once all of them ran. The version is read
+// again afterwards and an update that landed meanwhile is handled in the same
+// run, up to three in all. Runs take resume-hooks/run.lock and wait for each
+// other, saying so. SIGTERM, SIGINT and SIGHUP end the waiting, start no
+// further hook, record nothing and exit 1.
+//
+// A restart hook runs resume-restart (beside this binary, else on PATH) as
+// `resume-restart restart --outdated --timeout <the hook's timeout>` in a
+// process group of its own; its output goes to the log. Exit 1 from it is
+// "incomplete", and the restart is then pending for that version: later runs
+// with the version unchanged re-run only the restart, up to 3 attempts in
+// all, then give up until the next version. A command hook runs its argv
+// with no shell, with FORGECTL_HARNESS, FORGECTL_OLD_VERSION and
+// FORGECTL_NEW_VERSION in its environment, in a process group of its own
+// that is killed at the hook's timeout; its stdout is discarded and its
+// stderr goes to the log. A failing hook never stops the next.
+//
+// Each hook appends one JSON line to resume-hooks/runs.jsonl (0600, rotated
+// to runs.jsonl.1 at 1 MiB): time, event ("hook", "install", "uninstall"),
+// trigger, harness, old_version, new_version, hook {position, kind, program
+// (base name only)}, attempt (restart), outcome (ok, failed, timeout,
+// incomplete), exit_status (-1 when killed by a signal, named in signal),
+// duration_ms, stderr_tail (a failed command only: its last 240 characters
+// with the hook's argument values scrubbed, credential-looking lines
+// withheld and control characters escaped), detail, and resume (the
+// sessions a restart left for the user, as the commands that resume them).
+//
+// The restart runs as `resume-restart restart --outdated --json --timeout D`:
+// its progress lines (stderr) go to the log and its per-session outcomes
+// (the --json array on stdout) are read back. A session that failed to stop
+// or relaunch, whose relaunch delivery is unknown, or that was signalled and
+// not resumed is "stranded": its `command` is listed in the audit line's
+// resume field, and on macOS a watcher run posts a notification (osascript
+// display notification) naming those commands.
+//
+// # status
+//
+// Text, or with --json one object: watcher {kind, files, installed, loaded,
+// running, pid, unreachable}, hooks_configured, config_error, harnesses
+// [{harness, version, recorded_at, pending_restart}], run_in_progress
+// ({pid, trigger, since} or null) and records (the last five audit lines,
+// oldest first). Lists are [] when empty; times are RFC 3339 UTC.
+//
+// # install, uninstall
+//
+// macOS: the launchd agent local.forgectl.resume-hooks in
+// ~/Library/LaunchAgents, running `<forgectl> resume hooks run` when the
+// claude binary's path or its directory changes, at load, and every 30
+// minutes, with FORGECTL_CLAUDE_BIN, FORGECTL_HERDR_BIN, PATH,
+// HERDR_SOCKET_PATH (when set) and FORGECTL_HOOKS_TRIGGER=launchd baked in,
+// and its working directory and log (watcher.log, moved to watcher.log.1 past
+// 1 MiB) under resume-hooks/. Linux: systemd user units
+// forgectl-resume-hooks.{service,path,timer}; without a systemd user
+// instance, install prints the units and a cron line and exits 1. A go run
+// build of forgectl is refused (exit 2). --dry-run prints the files only.
+//
+// # Exit status
+//
+//	0  done (for run: every hook that ran ended ok)
+//	1  a hook failed, timed out or was incomplete; the run was signalled;
+//	   the version did not settle or could not be read; install failed
+//	2  bad usage, an invalid config.toml, or a refused install
+//
+// # Environment
+//
+//	FORGECTL_CONFIG_DIR      forgectl's config directory
+//	FORGECTL_CLAUDE_BIN      the claude whose version is read (baked by install)
+//	FORGECTL_HERDR_BIN       the herdr the restart runs (baked by install)
+//	FORGECTL_SELF            forgectl's absolute path, set by forgectl when it dispatches
+//	FORGECTL_HOOKS_TRIGGER   launchd, systemd or cron when a watcher runs this; else manual
+//	FORGECTL_RESTART_BIN     the resume-restart binary to run (tests)
+//	FORGECTL_HOOKS_SETTLE    the interval between settle reads, a Go duration (tests; default 3s)
+package main

@@ -1,0 +1,217 @@
+package hookrun
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os/exec"
+	"strings"
+	"time"
+
+	"forgectl.dev/resume-hooks/internal/audit"
+	"forgectl.dev/resume-hooks/internal/hookexec"
+	"forgectl.dev/resume-hooks/internal/redact"
+	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/hookstate"
+)
+
+// runHook runs one hook, appends its audit record and returns its outcome.
+// The error is errInterrupted when the run was signalled meanwhile, or a
+// failure to write the audit trail.
+func (r *Runner) runHook(ctx context.Context, h Hook, old, new string, attempt int) (string, error) {
+	rec := hookstate.Record{
+		Time: r.Now().UTC(), Event: hookstate.EventHook, Trigger: r.Trigger,
+		Harness: r.Harness, OldVersion: old, NewVersion: new, Hook: h.ref(),
+	}
+	r.logf("forgectl: %s: starting", h.Describe())
+	var res hookexec.Result
+	if h.Kind == KindRestart {
+		rec.Attempt = attempt
+		res = r.restart(ctx, h, &rec)
+	} else {
+		res = r.command(ctx, h, old, new, &rec)
+	}
+	rec.DurationMS = res.Duration.Milliseconds()
+	status := rec.Outcome
+	switch {
+	case rec.Signal != "":
+		status += " (" + rec.Signal + ")"
+	case rec.ExitStatus >= 0:
+		status += fmt.Sprintf(" (exit %d)", rec.ExitStatus)
+	}
+	if rec.Detail != "" {
+		status += ": " + rec.Detail
+	}
+	r.logf("forgectl: %s: %s after %s", h.Describe(), status, res.Duration.Round(10*time.Millisecond))
+	if err := audit.Append(r.Files, rec); err != nil {
+		return rec.Outcome, fmt.Errorf("cannot append to the audit trail: %w", err)
+	}
+	if res.Interrupted || ctx.Err() != nil {
+		return rec.Outcome, errInterrupted
+	}
+	return rec.Outcome, nil
+}
+
+func (r *Runner) command(ctx context.Context, h Hook, old, new string, rec *hookstate.Record) hookexec.Result {
+	res := hookexec.Run(ctx, hookexec.Spec{
+		Argv:    h.Command,
+		Env:     withHookEnv(r.Env, r.Harness, old, new),
+		Timeout: h.Timeout,
+		// Stdout is never stored; stderr goes to the log (the watcher's
+		// file under launchd) and its tail is kept only on failure.
+		Stderr: r.Stderr,
+	})
+	rec.ExitStatus, rec.Signal = res.ExitStatus, res.Signal
+	switch {
+	case res.StartErr != nil:
+		rec.Outcome = hookstate.OutcomeFailed
+		rec.Detail = "could not start " + rec.Hook.Program + ": " + startReason(res.StartErr)
+		return res
+	case res.TimedOut:
+		rec.Outcome = hookstate.OutcomeTimeout
+		rec.Detail = "killed at the " + h.Timeout.String() + " timeout"
+	case res.ExitStatus == 0 && !res.Interrupted:
+		rec.Outcome = hookstate.OutcomeOK
+		return res
+	default:
+		rec.Outcome = hookstate.OutcomeFailed
+		if res.Interrupted {
+			rec.Detail = "stopped by a signal to the run"
+		}
+	}
+	if tail := redact.Tail(res.Captured, h.Command[1:]); tail != "" {
+		rec.StderrTail = tail
+	}
+	return res
+}
+
+// startReason keeps an exec failure's reason without echoing the program's
+// full path or anything else from the argv.
+func startReason(err error) string {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		return "not found"
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		return msg[i+2:]
+	}
+	return msg
+}
+
+func (r *Runner) restart(ctx context.Context, h Hook, rec *hookstate.Record) hookexec.Result {
+	if r.RestartErr != nil || len(r.RestartArgv) == 0 {
+		rec.Outcome, rec.ExitStatus = hookstate.OutcomeFailed, -1
+		rec.Detail = "resume-restart not found"
+		if r.RestartErr != nil {
+			rec.Detail = r.RestartErr.Error()
+		}
+		return hookexec.Result{ExitStatus: -1}
+	}
+	// resume-restart takes restart.lock itself; looking first names the
+	// reason in the audit trail instead of leaving it in the log.
+	if l, err := fsutil.TryLock(r.RestartLock); errors.Is(err, fsutil.ErrLocked) {
+		rec.Outcome, rec.ExitStatus = hookstate.OutcomeIncomplete, -1
+		rec.Detail = "another restart holds restart.lock"
+		return hookexec.Result{ExitStatus: -1}
+	} else if err == nil {
+		_ = l.Unlock()
+	}
+	argv := append(append([]string(nil), r.RestartArgv...), "--json", "--timeout", h.Timeout.String())
+	grace := r.RestartGrace
+	if grace <= 0 {
+		grace = 90 * time.Second
+	}
+	res := hookexec.Run(ctx, hookexec.Spec{
+		Argv: argv,
+		Env:  r.Env,
+		// The restart bounds its own waiting by --timeout; this deadline
+		// only catches a runner that hangs past it.
+		Timeout: h.Timeout + RestartBackstop,
+		// Progress lines (stderr) go to the log; the per-session outcomes
+		// (stdout, --json) are read here.
+		Stderr:     r.Stderr,
+		KeepStdout: true,
+		Capture:    4 << 20,
+		Grace:      grace,
+	})
+	rec.ExitStatus, rec.Signal = res.ExitStatus, res.Signal
+	switch {
+	case res.StartErr != nil:
+		rec.Outcome = hookstate.OutcomeFailed
+		rec.Detail = "could not start resume-restart: " + startReason(res.StartErr)
+		return res
+	case res.TimedOut:
+		rec.Outcome = hookstate.OutcomeTimeout
+		rec.Detail = fmt.Sprintf("killed %s past its %s timeout", RestartBackstop, h.Timeout)
+	case res.ExitStatus == 0 && !res.Interrupted:
+		rec.Outcome = hookstate.OutcomeOK
+	case res.ExitStatus == 2:
+		rec.Outcome = hookstate.OutcomeFailed
+		rec.Detail = "resume-restart refused its arguments"
+	default:
+		rec.Outcome = hookstate.OutcomeIncomplete
+	}
+	sessions, err := ParseOutcomes(res.Stdout)
+	if err != nil {
+		if rec.Outcome != hookstate.OutcomeOK {
+			r.errorf("cannot read resume-restart's per-session outcomes: %v", err)
+		}
+		return res
+	}
+	for _, s := range sessions {
+		if s.Outcome != "resumed" {
+			r.logf("forgectl: session %s: %s (%s)", s.SessionID, s.Outcome, s.Reason)
+		}
+		if s.Stranded() {
+			rec.Resume = append(rec.Resume, s.Command)
+		}
+	}
+	if len(rec.Resume) > 0 && r.Notify != nil && r.Trigger != hookstate.TriggerManual {
+		msg := fmt.Sprintf("could not restart %d session(s) after the %s update; resume with: %s",
+			len(rec.Resume), r.Harness, strings.Join(rec.Resume, "; "))
+		if err := r.Notify(ctx, "forgectl resume hooks", msg); err != nil {
+			r.errorf("cannot post the notification: %v", err)
+		}
+	}
+	return res
+}
+
+// Session is the part of one element of `resume-restart restart --json`
+// this package reads.
+type Session struct {
+	SessionID string `json:"session_id"`
+	Outcome   string `json:"outcome"`
+	Reason    string `json:"reason"`
+	Signalled bool   `json:"signalled"`
+	Command   string `json:"command"`
+}
+
+// Stranded reports a session the restart could not restart and that may
+// be stopped: a failed stop or relaunch, a relaunch whose delivery is
+// unknown, or any session signalled and not resumed. Sessions still
+// waiting, or skipped without being touched, are left to the retries and
+// the log.
+func (s Session) Stranded() bool {
+	if s.Command == "" {
+		return false
+	}
+	switch {
+	case s.Outcome == "failed", s.Outcome == "delivery_unknown":
+		return true
+	case s.Signalled && s.Outcome != "resumed":
+		return true
+	}
+	return false
+}
+
+// ParseOutcomes reads the restart's --json array.
+func ParseOutcomes(stdout []byte) ([]Session, error) {
+	var out []Session
+	if err := json.Unmarshal(bytes.TrimSpace(stdout), &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

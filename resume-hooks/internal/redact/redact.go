@@ -1,0 +1,108 @@
+// Package redact turns a failed hook's stderr into the short tail the audit
+// trail keeps: the hook's own argument values scrubbed, lines that could
+// hold a credential withheld, control characters escaped.
+//
+// It works line by line, so a bare token printed on its own line survives;
+// the audit trail is owner-only for that reason.
+package redact
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// TailChars is how many characters of a failed command's stderr are kept.
+const TailChars = 240
+
+// Withheld replaces a line that could hold a credential.
+const Withheld = "[line withheld: may hold a credential]"
+
+// MinArgLen is the shortest argument value that is scrubbed. Shorter values
+// ("-v", "1") carry no secret and scrubbing them would shred ordinary text.
+const MinArgLen = 3
+
+var (
+	// userinfo in a URL: scheme://user:pass@host, or a token as the user.
+	urlCredential = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://[^\s/?#@]+@`)
+	// headers, keys and schemes that carry credentials, however quoted.
+	authHeader = regexp.MustCompile(`(?i)` + strings.Join([]string{
+		`(proxy-)?authori[sz]ation["']?\s*[:=]`,
+		`(^|[^a-z])(set-)?cookie["']?\s*[:=]`,
+		`x-[a-z0-9-]*(api|auth|access)[-_]?(key|token)`,
+		`api[-_]?key["']?\s*[:=]`,
+		`token["']?\s*[:=]`,
+		`\bbearer\s+[a-z0-9._~+/=-]{6,}`,
+		`\bbasic\s+[a-z0-9+/]{8,}`,
+		`passw(or)?d["']?\s*[:=]`,
+		`secret["']?\s*[:=]`,
+	}, "|"))
+)
+
+// Tail returns the redacted last TailChars characters of stderr. args are
+// the hook's arguments (argv without the program), whose values are
+// scrubbed wherever they appear.
+func Tail(stderr []byte, args []string) string {
+	text := strings.ToValidUTF8(string(stderr), "\uFFFD")
+	text = scrubArgs(text, args)
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, line := range lines {
+		if urlCredential.MatchString(line) || authHeader.MatchString(line) {
+			lines[i] = Withheld
+			continue
+		}
+		lines[i] = escape(line)
+	}
+	out := strings.Join(lines, "\n")
+	if n := utf8.RuneCountInString(out); n > TailChars {
+		r := []rune(out)
+		out = string(r[n-TailChars:])
+	}
+	return out
+}
+
+// scrubArgs replaces every argument value, and the value part of a
+// --flag=value argument, with a placeholder naming its position. Longer
+// values go first so a value containing a shorter one is replaced whole.
+func scrubArgs(text string, args []string) string {
+	type value struct {
+		s   string
+		pos int
+	}
+	var values []value
+	for i, a := range args {
+		values = append(values, value{a, i + 1})
+		if _, v, ok := strings.Cut(a, "="); ok {
+			values = append(values, value{v, i + 1})
+		}
+	}
+	sort.SliceStable(values, func(i, j int) bool { return len(values[i].s) > len(values[j].s) })
+	for _, v := range values {
+		if utf8.RuneCountInString(v.s) < MinArgLen || strings.TrimSpace(v.s) == "" {
+			continue
+		}
+		text = strings.ReplaceAll(text, v.s, fmt.Sprintf("[arg %d]", v.pos))
+	}
+	return text
+}
+
+// escape makes control characters visible: C0 (tab included), DEL, C1, and
+// the bidi and zero-width formatting characters that can make a line read
+// as something else in a terminal.
+func escape(line string) string {
+	var b strings.Builder
+	for _, r := range line {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r <= 0x9f,
+			r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

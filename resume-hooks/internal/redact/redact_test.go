@@ -1,0 +1,111 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTail(t *testing.T) {
+	tests := []struct {
+		name   string
+		stderr string
+		args   []string
+		want   string
+	}{
+		{
+			name:   "argument values are scrubbed wherever they appear",
+			stderr: "posting to https://hooks.example/T0K3N-abc123 failed\nretrying T0K3N-abc123\n",
+			args:   []string{"--url", "https://hooks.example/T0K3N-abc123"},
+			want:   "posting to [arg 2] failed\nretrying T0K3N-abc123",
+		},
+		{
+			name:   "the value of a --flag=value argument is scrubbed on its own",
+			stderr: "error: token s3cr3t-value rejected\n",
+			args:   []string{"--token=s3cr3t-value"},
+			want:   "error: token [arg 1] rejected",
+		},
+		{
+			name:   "a value alone on a line is scrubbed",
+			stderr: "bad key s3cr3t-value\n",
+			args:   []string{"--key=s3cr3t-value", "-v"},
+			want:   "bad key [arg 1]",
+		},
+		{
+			name:   "longer values first",
+			stderr: "abcdef and abc\n",
+			args:   []string{"abc", "abcdef"},
+			want:   "[arg 2] and [arg 1]",
+		},
+		{
+			name:   "URL credentials withhold the line",
+			stderr: "cloning https://alice:hunter2@git.example/repo.git\nfatal: nope\n",
+			want:   Withheld + "\nfatal: nope",
+		},
+		{
+			name:   "a token as the URL user withholds the line",
+			stderr: "GET https://ghp_abcdefgh@api.example/x\nok\n",
+			want:   Withheld + "\nok",
+		},
+		{
+			name:   "auth headers withhold the line",
+			stderr: "> Authorization: Bearer abc.def.ghi\n> proxy-authorization: Basic dXNlcjpwYXNz\n> Cookie: session=1\n> X-Api-Key: k\n> Accept: */*\n",
+			want:   strings.Repeat(Withheld+"\n", 4) + "> Accept: */*",
+		},
+		{
+			name:   "bearer tokens and key assignments anywhere",
+			stderr: "curl -H 'bearer abcdef123456'\nAPI_KEY=xyz\naccess_token: q\nplain line\n",
+			want:   strings.Repeat(Withheld+"\n", 3) + "plain line",
+		},
+		{
+			name:   "control characters are escaped",
+			stderr: "\x1b[31mred\x1b[0m\tand\rbell\a \u202eevil \u0085\n",
+			want:   `\x1b[31mred\x1b[0m\x09and\x0dbell\x07 \u202eevil \u0085`,
+		},
+		{
+			name:   "invalid UTF-8 is replaced",
+			stderr: "bad \xff byte\n",
+			want:   "bad \uFFFD byte",
+		},
+		{
+			name: "empty",
+			want: "",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Tail([]byte(tc.stderr), tc.args)
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Fatalf("tail (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestTailKeepsTheLast240Characters(t *testing.T) {
+	var b strings.Builder
+	for i := range 100 {
+		b.WriteString(strings.Repeat(string(rune('a'+i%26)), 9) + "é\n")
+	}
+	b.WriteString("the end\n")
+	got := Tail([]byte(b.String()), nil)
+	if n := utf8.RuneCountInString(got); n != TailChars {
+		t.Fatalf("tail is %d characters, want %d", n, TailChars)
+	}
+	if !strings.HasSuffix(got, "é\nthe end") {
+		t.Fatalf("tail does not end with the last lines: %q", got[len(got)-20:])
+	}
+}
+
+func TestTailScrubsBeforeCutting(t *testing.T) {
+	secret := "zz-" + strings.Repeat("s", 300)
+	got := Tail([]byte("leading\n"+secret+" failed\n"), []string{secret})
+	if strings.Contains(got, "sss") {
+		t.Fatalf("part of a long argument survived: %q", got)
+	}
+	if got != "leading\n[arg 1] failed" {
+		t.Fatalf("got %q", got)
+	}
+}
