@@ -85,8 +85,11 @@ func Evaluate(f Facts) Row {
 		summary = append(summary, "no watcher on this platform (run forgectl resume hooks run from a scheduler)")
 	case w.Unreachable != "":
 		summary = append(summary, fmt.Sprintf("%s watcher installed: %s, loaded: unknown (%s)", w.Kind, yesNo(w.Installed), w.Unreachable))
-		if f.Configured > 0 && !w.Installed && w.Kind == KindLaunchd {
-			warn("hooks are configured but the launchd watcher is not installed", "run forgectl resume hooks install")
+		// Hooks nobody runs never fire: warn even when the service manager
+		// cannot be asked, and name the way out that needs none.
+		if f.Configured > 0 && !w.Installed {
+			warn(fmt.Sprintf("hooks are configured but the %s watcher is not installed", w.Kind),
+				"run forgectl resume hooks install, or run forgectl resume hooks run from your own scheduler (cron)")
 		}
 	default:
 		summary = append(summary, fmt.Sprintf("%s watcher installed: %s, loaded: %s", w.Kind, yesNo(w.Installed), yesNo(w.Loaded)))

@@ -251,6 +251,12 @@ func TestEvaluate(t *testing.T) {
 		{"nothing configured", func(f *Facts) { f.Configured = 0; f.Watcher = Watcher{Kind: KindLaunchd} }, "info", nil},
 		{"configured, watcher not installed", func(f *Facts) { f.Watcher = Watcher{Kind: KindLaunchd} }, "warn",
 			[]string{"hooks are configured but the launchd watcher is not installed"}},
+		{"configured, no systemd to ask and nothing installed", func(f *Facts) {
+			f.Watcher = Watcher{Kind: KindSystemd, Unreachable: "no systemd user instance answers"}
+		}, "warn", []string{"hooks are configured but the systemd watcher is not installed"}},
+		{"configured, no systemd to ask but units installed", func(f *Facts) {
+			f.Watcher = Watcher{Kind: KindSystemd, Installed: true, Unreachable: "no systemd user instance answers"}
+		}, "ok", nil},
 		{"configured, watcher not loaded", func(f *Facts) { f.Watcher.Loaded = false }, "warn",
 			[]string{"hooks are configured but the launchd watcher is installed and not loaded"}},
 		{"newest record for the recorded version failed", func(f *Facts) {

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestLaunchDoctor(t *testing.T) {
+	h := newHome(t)
+	os.WriteFile(h.bin, []byte("#!/bin/sh\necho '2.1.332 (Claude Code)'\n"), 0o755)
+
+	r := h.run("launch", "doctor", "--json")
+	var rows []checkRow
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || r.code != 0 {
+		t.Fatalf("%d %v %q %q", r.code, err, r.stdout, r.stderr)
+	}
+	got := map[string]checkRow{}
+	for _, row := range rows {
+		got[row.Check] = row
+	}
+	if got["claude"].Status != "ok" || !strings.Contains(got["claude"].Message, "2.1.332") {
+		t.Fatalf("claude row: %+v", got["claude"])
+	}
+	if got["update_hooks"].Status != "ok" || !strings.Contains(got["update_hooks"].Message, "no [[resume.on_update]] hooks configured") {
+		t.Fatalf("update_hooks row: %+v", got["update_hooks"])
+	}
+
+	// Hooks configured, no watcher: a warning with a hint, still exit 0.
+	h.config("[[resume.on_update]]\nharness = \"claude\"\naction = \"restart\"\n")
+	r = h.run("launch", "doctor")
+	if r.code != 0 || !strings.Contains(r.stdout, "warn  update_hooks") || !strings.Contains(r.stdout, "watcher is not installed") || !strings.Contains(r.stdout, "→ run forgectl resume hooks install") {
+		t.Fatalf("unwatched hooks: %d\n%s", r.code, r.stdout)
+	}
+
+	// Both wrong spellings and a misspelled key are each reported, and fail.
+	h.config("[[resume.on_update]]\nharness = \"claude\"\ncomand = [\"x\"]\n\n[[on_update]]\nharness = \"claude\"\n\n[on_update2]\n")
+	r = h.run("launch", "doctor")
+	if r.code != 1 || !strings.Contains(r.stdout, `unknown key "comand"`) || !strings.Contains(r.stdout, "[[on_update]] is not read") {
+		t.Fatalf("bad hooks config: %d\n%s", r.code, r.stdout)
+	}
+	h.config("[on_update]\nharness = \"claude\"\n")
+	r = h.run("launch", "doctor")
+	if r.code != 1 || !strings.Contains(r.stdout, "[on_update]") || !strings.Contains(r.stdout, "[[resume.on_update]]") {
+		t.Fatalf("[on_update]: %d\n%s", r.code, r.stdout)
+	}
+
+	// No claude anywhere: the claude row fails.
+	os.Remove(h.bin)
+	h.config("")
+	r = h.run("launch", "doctor")
+	if r.code != 1 || !strings.Contains(r.stdout, "fail  claude") {
+		t.Fatalf("missing claude: %d\n%s", r.code, r.stdout)
+	}
+}
