@@ -27,6 +27,7 @@ type sessionJSON struct {
 	LastActivity string       `json:"last_activity"`
 	FirstPrompt  string       `json:"first_prompt"`
 	LastPrompt   string       `json:"last_prompt"`
+	LastPromptAt string       `json:"last_prompt_at"`
 	Live         bool         `json:"live"`
 	Pid          *int         `json:"pid"`
 	Status       string       `json:"status"`
@@ -54,6 +55,9 @@ func toJSON(s *sessions.Session) sessionJSON {
 	if s.Live {
 		pid := s.Pid
 		j.Pid = &pid
+	}
+	if !s.LastPromptAt.IsZero() {
+		j.LastPromptAt = s.LastPromptAt.UTC().Format(time.RFC3339)
 	}
 	return j
 }
@@ -101,6 +105,7 @@ func appendSession(b []byte, j sessionJSON) []byte {
 	b = appendField(b, "last_activity", j.LastActivity)
 	b = appendField(b, "first_prompt", j.FirstPrompt)
 	b = appendField(b, "last_prompt", j.LastPrompt)
+	b = appendField(b, "last_prompt_at", j.LastPromptAt)
 	b = append(b, `,"live":`...)
 	b = strconv.AppendBool(b, j.Live)
 	b = append(b, `,"pid":`...)

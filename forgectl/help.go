@@ -79,6 +79,8 @@ JSON (--json): an array ([] when empty) of objects with these fields
   last_activity    string   RFC 3339 UTC time of the transcript's last write
   first_prompt     string   the first human prompt, one line, at most 200 chars
   last_prompt      string   the newest prompt, same rendering
+  last_prompt_at   string   RFC 3339 UTC time that prompt was submitted, from
+                            Claude Code's prompt history; "" when it has none
   live             bool     a claude process has this session open now (its
                             registry pid is alive and its start time matches)
   pid              number   that process's pid; null when not live

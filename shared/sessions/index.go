@@ -24,7 +24,7 @@ import (
 const indexMagic = "FCTIDX"
 
 // indexFormat changes with the encoding below and with the parser's meaning.
-const indexFormat = 2<<16 | transcript.ParserVersion
+const indexFormat = 3<<16 | transcript.ParserVersion
 
 type indexEntry struct {
 	Ino     uint64
@@ -87,7 +87,7 @@ func summaryInts(s *transcript.Summary) []*int64 {
 	return []*int64{&s.Offset, &s.LastUserOff, &s.LastUserLen}
 }
 
-func saveIndex(path string, ix index, tix taskIndex) error {
+func saveIndex(path string, ix index, tix taskIndex, hist *historyIndex) error {
 	e := encoder{b: make([]byte, 0, 600*len(ix)+64*len(tix)+64)}
 	e.b = append(e.b, indexMagic...)
 	e.u(indexFormat)
@@ -119,6 +119,15 @@ func saveIndex(path string, ix index, tix taskIndex) error {
 		for _, n := range []int{te.Counts.Pending, te.Counts.InProgress, te.Counts.Completed, te.Counts.Total} {
 			e.i(int64(n))
 		}
+	}
+	e.u(hist.Ino)
+	e.i(hist.Size)
+	e.i(hist.Offset)
+	e.u(uint64(len(hist.Sessions)))
+	for id, h := range hist.Sessions {
+		e.s(id)
+		e.i(h.LastAtMs)
+		e.s(h.Last)
 	}
 	return fsutil.WriteAtomic(path, e.b, fsutil.FilePerm)
 }
@@ -182,32 +191,32 @@ func (d *decoder) bool() bool {
 }
 
 // loadIndex returns empty indexes for a missing, foreign or damaged file.
-func loadIndex(path string) (index, taskIndex, error) {
-	ix, tix, err := decodeIndex(path)
+func loadIndex(path string) (index, taskIndex, *historyIndex, error) {
+	ix, tix, hist, err := decodeIndex(path)
 	if err != nil || ix == nil {
-		return index{}, taskIndex{}, err
+		return index{}, taskIndex{}, &historyIndex{}, err
 	}
-	return ix, tix, nil
+	return ix, tix, hist, nil
 }
 
-func decodeIndex(path string) (index, taskIndex, error) {
+func decodeIndex(path string) (index, taskIndex, *historyIndex, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !bytes.HasPrefix(b, []byte(indexMagic)) {
-		return nil, nil, fmt.Errorf("%s: not an index", path)
+		return nil, nil, nil, fmt.Errorf("%s: not an index", path)
 	}
 	d := decoder{b: string(b[len(indexMagic):])}
 	if d.u() != indexFormat {
-		return nil, nil, nil // another parser version: rebuild silently
+		return nil, nil, nil, nil // another parser version: rebuild silently
 	}
 	n := d.u()
 	if d.err != nil || n > uint64(len(b)) {
-		return nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
 	}
 	ix := make(index, n)
 	for range n {
@@ -223,20 +232,20 @@ func decodeIndex(path string) (index, taskIndex, error) {
 		ent.Sum.BrokenLines = int(d.i())
 		ent.Sum.Sidechain = d.bool()
 		if d.err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", path, d.err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", path, d.err)
 		}
 		ix[p] = ent
 	}
 	nt := d.u()
 	if d.err != nil || nt > uint64(len(b)) {
-		return nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
 	}
 	tix := make(taskIndex, nt)
 	for range nt {
 		dir := d.s()
 		nf := d.u()
 		if d.err != nil || nf > uint64(len(b)) {
-			return nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
+			return nil, nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
 		}
 		te := &taskEntry{Files: make([]taskFile, nf)}
 		for k := range te.Files {
@@ -244,14 +253,27 @@ func decodeIndex(path string) (index, taskIndex, error) {
 		}
 		te.Counts = tasks.Counts{Pending: int(d.i()), InProgress: int(d.i()), Completed: int(d.i()), Total: int(d.i())}
 		if d.err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", path, d.err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", path, d.err)
 		}
 		tix[dir] = te
 	}
-	if len(d.b) != 0 {
-		return nil, nil, fmt.Errorf("%s: %w", path, io.ErrUnexpectedEOF)
+	hist := &historyIndex{Ino: d.u(), Size: d.i(), Offset: d.i()}
+	nh := d.u()
+	if d.err != nil || nh > uint64(len(b)) {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
 	}
-	return ix, tix, nil
+	hist.Sessions = make(map[string]histEntry, nh)
+	for range nh {
+		id := d.s()
+		hist.Sessions[id] = histEntry{LastAtMs: d.i(), Last: d.s()}
+	}
+	if d.err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, d.err)
+	}
+	if len(d.b) != 0 {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, io.ErrUnexpectedEOF)
+	}
+	return ix, tix, hist, nil
 }
 
 // uvarint is binary.Uvarint for a string.

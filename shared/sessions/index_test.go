@@ -16,10 +16,11 @@ func TestIndexRoundTrip(t *testing.T) {
 	}
 	tix := taskIndex{"s1": {Files: []taskFile{{Name: "1.json", Size: 10, MtimeNs: 1}}, Counts: tasks.Counts{Pending: 1, Total: 1}}}
 	p := filepath.Join(t.TempDir(), "idx")
-	if err := saveIndex(p, ix, tix); err != nil {
+	hist := &historyIndex{Ino: 3, Size: 40, Offset: 39, Sessions: map[string]histEntry{"a": {LastAtMs: 1795970509246, Last: "/rename x"}}}
+	if err := saveIndex(p, ix, tix, hist); err != nil {
 		t.Fatal(err)
 	}
-	gotIx, gotTix, err := loadIndex(p)
+	gotIx, gotTix, gotHist, err := loadIndex(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,6 +28,9 @@ func TestIndexRoundTrip(t *testing.T) {
 		t.Fatal(d)
 	}
 	if d := cmp.Diff(tix, gotTix); d != "" {
+		t.Fatal(d)
+	}
+	if d := cmp.Diff(hist, gotHist); d != "" {
 		t.Fatal(d)
 	}
 }

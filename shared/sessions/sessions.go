@@ -1,7 +1,9 @@
 // Package sessions builds the list of Claude Code sessions on this machine:
 // every transcript under projects/, summarised (through a cache that reads
-// only appended bytes), joined with the live registry, the prompt history,
-// the task lists and forgectl's snapshot store.
+// only appended bytes), joined with the live registry, the prompt history
+// (when each session was last prompted), the task lists and forgectl's
+// snapshot store. A session is a transcript: one that exists only in the
+// history cannot be resumed, so it is not listed.
 //
 // Claude Code stays the source of truth: everything here is re-derived from
 // its files on every listing, except what only the snapshot store still
@@ -31,11 +33,14 @@ import (
 
 // Session is one row of the listing.
 type Session struct {
-	ID           string
-	Name         string
-	NameSource   string // agent-name, custom-title, ai-title, summary, snapshot, or ""
-	FirstPrompt  string
-	LastPrompt   string
+	ID          string
+	Name        string
+	NameSource  string // agent-name, custom-title, ai-title, summary, snapshot, or ""
+	FirstPrompt string
+	LastPrompt  string
+	// LastPromptAt is when the newest prompt was submitted, from the prompt
+	// history; zero when history has no line for the session.
+	LastPromptAt time.Time
 	Cwd          string
 	CwdExists    bool
 	Repo         string
@@ -97,14 +102,16 @@ type fileRef struct {
 func List(opt Options) (Result, error) {
 	var res Result
 	// Decoding the index and walking the tree are independent: overlap them.
-	ix, tix := index{}, taskIndex{}
-	var ixErr error
+	ix, tix, hist := index{}, taskIndex{}, &historyIndex{}
+	var ixErr, histErr error
+	var histChanged bool
 	loaded := make(chan struct{})
 	go func() {
 		defer close(loaded)
 		if opt.IndexPath != "" {
-			ix, tix, ixErr = loadIndex(opt.IndexPath)
+			ix, tix, hist, ixErr = loadIndex(opt.IndexPath)
 		}
+		histChanged, histErr = hist.update(opt.Claude.History())
 	}()
 	files, problems, err := walk(opt.Claude.Projects())
 	<-loaded
@@ -114,6 +121,9 @@ func List(opt Options) (Result, error) {
 	res.Problems = append(res.Problems, problems...)
 	if ixErr != nil {
 		res.Problems = append(res.Problems, ixErr)
+	}
+	if histErr != nil {
+		res.Problems = append(res.Problems, histErr)
 	}
 	sums, changed, scanned, perr := summarise(files, ix, opt.Workers)
 	res.Problems = append(res.Problems, perr...)
@@ -142,6 +152,12 @@ func List(opt Options) (Result, error) {
 			s.Live, s.Pid, s.Tmux, s.Status, s.LiveState = true, e.Pid, e.Tmux, e.Status, registry.Check(e)
 			if s.Name == "" && e.UserNamed() {
 				s.Name, s.NameSource = e.Name, "registry"
+			}
+		}
+		if h, ok := hist.Sessions[s.ID]; ok {
+			s.LastPromptAt = time.UnixMilli(h.LastAtMs).UTC()
+			if s.LastPrompt == "" {
+				s.LastPrompt = h.Last
 			}
 		}
 		if rec := snaps[s.ID]; rec != nil {
@@ -188,7 +204,7 @@ func List(opt Options) (Result, error) {
 		}
 		// Rewrite the cache only when it would change: on a warm listing it
 		// is read, never written.
-		if changed || tasksChanged.get() || len(ix) != nIx || len(tix) != nT {
+		if changed || histChanged || tasksChanged.get() || len(ix) != nIx || len(tix) != nT {
 			next := make(index, nIx)
 			for i, f := range files {
 				if sums[i] != nil {
@@ -202,7 +218,7 @@ func List(opt Options) (Result, error) {
 				}
 			}
 			if err := os.MkdirAll(filepath.Dir(opt.IndexPath), 0o700); err == nil {
-				if err := saveIndex(opt.IndexPath, next, nextT); err != nil {
+				if err := saveIndex(opt.IndexPath, next, nextT, hist); err != nil {
 					res.Problems = append(res.Problems, err)
 				}
 			}

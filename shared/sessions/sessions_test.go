@@ -79,6 +79,14 @@ func TestList(t *testing.T) {
 		[]byte(fmt.Sprintf(`{"pid":%d,"sessionId":"s-wt","procStart":%q,"status":"idle","tmux":"cc:@0.%%1"}`, cmd.Process.Pid, st)), 0o644)
 	os.WriteFile(filepath.Join(f.claude.Registry(), "999999.json"), []byte(`{"pid":999999,"sessionId":"s-new","procStart":"1"}`), 0o644)
 
+	// The prompt history says when s-new was last prompted; a line for a
+	// session without a transcript and a broken line change nothing.
+	os.WriteFile(f.claude.History(), []byte(`{"display":"fix login","timestamp":1795970465615,"project":"/x","sessionId":"s-new"}
+{"display":"older","timestamp":1795970000000,"project":"/x","sessionId":"s-new"}
+{"display":"ghost","timestamp":1795970465615,"project":"/x","sessionId":"no-transcript"}
+{"display":"no session id in old lines","timestamp":1795970465615,"project":"/x"}
+{"display":"brok`+"\n"), 0o600)
+
 	idx := filepath.Join(f.home, "fc", "cache", "index")
 	res, err := List(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
 	if err != nil {
@@ -111,18 +119,26 @@ func TestList(t *testing.T) {
 	if s := res.Sessions[1]; s.Pid != cmd.Process.Pid || s.Tmux != "cc:@0.%1" || s.Status != "idle" {
 		t.Fatalf("live fields: %+v", s)
 	}
+	if at := res.Sessions[0].LastPromptAt; !at.Equal(time.UnixMilli(1795970465615)) || !res.Sessions[1].LastPromptAt.IsZero() {
+		t.Fatalf("history join: %v %v", at, res.Sessions[1].LastPromptAt)
+	}
 
 	// Warm: nothing re-read. Then an append is read incrementally.
 	res, _ = List(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
 	if res.Scanned != 0 || res.Reused != 6 {
 		t.Fatalf("warm: scanned %d reused %d", res.Scanned, res.Reused)
 	}
+	// History grows: read incrementally, the newer prompt wins.
+	hf, _ := os.OpenFile(f.claude.History(), os.O_APPEND|os.O_WRONLY, 0)
+	hf.WriteString(`{"display":"ship it","timestamp":1795971000000,"project":"/x","sessionId":"s-new"}` + "\n")
+	hf.Close()
 	p := filepath.Join(f.claude.Projects(), strings.NewReplacer("/", "-", ".", "-", "_", "-").Replace(repo), "s-new.jsonl")
 	fh, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	fh.WriteString(row(repo, "s-new", "release", "cli", "ship it"))
 	fh.Close()
 	res, _ = List(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
-	if res.Scanned != 1 || res.Sessions[0].ID != "s-new" || res.Sessions[0].Branch != "release" || res.Sessions[0].LastPrompt != "ship it" {
+	if res.Scanned != 1 || res.Sessions[0].ID != "s-new" || res.Sessions[0].Branch != "release" || res.Sessions[0].LastPrompt != "ship it" ||
+		!res.Sessions[0].LastPromptAt.Equal(time.UnixMilli(1795971000000)) {
 		t.Fatalf("append: scanned %d first %+v", res.Scanned, res.Sessions[0])
 	}
 
