@@ -1,10 +1,11 @@
 package sessions
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"io"
 	"os"
+	"strconv"
 	"syscall"
 
 	"forgectl.dev/shared/jsonl"
@@ -60,18 +61,45 @@ func (h *historyIndex) update(path string) (bool, error) {
 		if !ok {
 			break
 		}
-		var row struct {
-			Display   string `json:"display"`
-			Timestamp int64  `json:"timestamp"`
-			SessionID string `json:"sessionId"`
-		}
-		if json.Unmarshal(line, &row) != nil || row.SessionID == "" {
+		id, ts, display, ok := historyLine(line)
+		if !ok {
 			continue // old lines lack sessionId; broken lines are skipped
 		}
-		if e, ok := h.Sessions[row.SessionID]; !ok || row.Timestamp >= e.LastAtMs {
-			h.Sessions[row.SessionID] = histEntry{LastAtMs: row.Timestamp, Last: transcript.Oneline(row.Display)}
+		if e, seen := h.Sessions[id]; !seen || ts >= e.LastAtMs {
+			h.Sessions[id] = histEntry{LastAtMs: ts, Last: transcript.Oneline(display)}
 		}
 	}
 	h.Ino, h.Size, h.Offset = ino, st.Size, sc.Consumed()
 	return true, sc.Err()
+}
+
+// historyLine extracts a history line's session id, timestamp and display
+// text without decoding pastedContents, which can hold large pastes. The
+// keys are top-level ones: display comes first and sessionId and timestamp
+// last in every line Claude Code writes, and a key pattern cannot occur
+// inside an escaped string value. A line that is not a complete object is
+// rejected.
+func historyLine(line []byte) (id string, ts int64, display string, ok bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) < 2 || line[0] != '{' || line[len(line)-1] != '}' {
+		return "", 0, "", false
+	}
+	if id, ok = transcript.LastString(line, `"sessionId":"`); !ok || id == "" {
+		return "", 0, "", false
+	}
+	i := bytes.LastIndex(line, []byte(`"timestamp":`))
+	if i < 0 {
+		return "", 0, "", false
+	}
+	num := line[i+len(`"timestamp":`):]
+	end := 0
+	for end < len(num) && num[end] >= '0' && num[end] <= '9' {
+		end++
+	}
+	ts, err := strconv.ParseInt(string(num[:end]), 10, 64)
+	if err != nil {
+		return "", 0, "", false
+	}
+	display, _ = transcript.FirstString(line, `"display":"`)
+	return id, ts, display, true
 }

@@ -438,3 +438,11 @@ func readString(b []byte) (string, bool) {
 	}
 	return "", false
 }
+
+// LastString decodes the JSON string value of the last occurrence of key
+// (written with its quotes and colon and the value's opening quote, as in
+// `"sessionId":"`) in a JSON line, without decoding the rest of it.
+func LastString(line []byte, key string) (string, bool) { return lastString(line, key) }
+
+// FirstString is LastString for the first occurrence.
+func FirstString(line []byte, key string) (string, bool) { return firstString(line, key) }
