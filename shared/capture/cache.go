@@ -1,13 +1,9 @@
 package capture
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
+	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"forgectl.dev/shared/fsutil"
@@ -18,16 +14,29 @@ import (
 // it, or losing an update to a concurrent pass, costs one full capture.
 const CacheFile = ".capture-cache"
 
-const cacheHeader = "forgectl capture cache v1"
+const cacheVersion = 2
+
+type cacheFile struct {
+	Version  int                   `json:"version"`
+	Sessions map[string]cacheEntry `json:"sessions"`
+}
 
 // cacheEntry is what the last full capture of a session saw and stored.
-// The name and counts let a pass that skips the session still report it.
+// The name and counts let a pass that skips the session still report it;
+// the process identity lets it skip reading the process's environment,
+// which cannot change after exec.
 type cacheEntry struct {
-	sum   uint64
-	at    time.Time
-	tasks int
-	gone  int
-	name  string
+	Deep      uint64    `json:"deep"`
+	Shallow   uint64    `json:"shallow"`
+	At        time.Time `json:"at"`
+	Tasks     int       `json:"tasks"`
+	Gone      int       `json:"gone"`
+	Name      string    `json:"name"`
+	Pid       int       `json:"pid"`
+	ProcStart string    `json:"proc_start"`
+	ListID    string    `json:"list_id"`
+	// Transcript saves looking for it on every pass.
+	Transcript string `json:"transcript,omitempty"`
 }
 
 func (c Capturer) cachePath() string { return filepath.Join(c.Store.Dir, CacheFile) }
@@ -38,55 +47,37 @@ func loadCache(path string) map[string]cacheEntry {
 	if err != nil {
 		return map[string]cacheEntry{}
 	}
-	out := map[string]cacheEntry{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	if !sc.Scan() || sc.Text() != cacheHeader {
-		return out
+	var f cacheFile
+	if json.Unmarshal(b, &f) != nil || f.Version != cacheVersion || f.Sessions == nil {
+		return map[string]cacheEntry{}
 	}
-	for sc.Scan() {
-		f := strings.SplitN(sc.Text(), " ", 6)
-		if len(f) != 6 {
-			continue
-		}
-		sum, err1 := strconv.ParseUint(f[1], 16, 64)
-		at, err2 := strconv.ParseInt(f[2], 10, 64)
-		n, err3 := strconv.Atoi(f[3])
-		g, err4 := strconv.Atoi(f[4])
-		name, err5 := strconv.Unquote(f[5])
-		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || !plausibleID(f[0]) {
-			continue
-		}
-		out[f[0]] = cacheEntry{sum: sum, at: time.Unix(0, at), tasks: n, gone: g, name: name}
-	}
-	return out
+	return f.Sessions
 }
 
-func saveCache(path string, entries map[string]cacheEntry, order []string) error {
-	var b strings.Builder
-	b.WriteString(cacheHeader + "\n")
-	for _, id := range order {
-		e, ok := entries[id]
-		if !ok {
-			continue
-		}
-		fmt.Fprintf(&b, "%s %x %d %d %d %s\n", id, e.sum, e.at.UnixNano(), e.tasks, e.gone, strconv.Quote(e.name))
+func saveCache(path string, entries map[string]cacheEntry) error {
+	b, err := json.Marshal(cacheFile{Version: cacheVersion, Sessions: entries})
+	if err != nil {
+		return err
 	}
-	return fsutil.WriteAtomic(path, []byte(b.String()), fsutil.FilePerm)
+	return fsutil.WriteAtomic(path, append(b, '\n'), fsutil.FilePerm)
 }
 
 // current reports whether an entry still describes the store: the same
 // fingerprint, every covered file safely older than the capture, a capture
 // recent enough, and the record still on disk (pruning or a person may
 // have removed it).
-func (c Capturer) current(e cacheEntry, ok bool, p print, now time.Time, id string) bool {
-	if !ok || e.sum != p.sum {
+func (c Capturer) current(e cacheEntry, ok bool, p print, deep bool, now time.Time, id string) bool {
+	want := e.Shallow
+	if deep {
+		want = e.Deep
+	}
+	if !ok || want != p.sum {
 		return false
 	}
-	if age := now.Sub(e.at); age < 0 || age >= refreshAfter {
+	if age := now.Sub(e.At); age < 0 || age >= refreshAfter {
 		return false
 	}
-	if !p.newest.Before(e.at.Add(-racyWindow)) {
+	if !p.newest.Before(e.At.Add(-racyWindow)) {
 		return false
 	}
 	_, err := os.Stat(c.Store.Path(id))

@@ -23,6 +23,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/registry"
@@ -104,6 +106,9 @@ type target struct {
 	// probeEnv: read CLAUDE_CODE_TASK_LIST_ID from the process's own
 	// environment (every session but the hook's, whose environment is ours).
 	probeEnv bool
+	// hook marks the session whose Stop hook is running: its fingerprint
+	// is taken deep.
+	hook bool
 }
 
 func fromEntry(e registry.Entry) target {
@@ -168,7 +173,7 @@ func (c Capturer) Run(ctx context.Context, h Hook) Result {
 	// The hook's session goes first, from stdin and the environment, so it
 	// is captured even while its registry file is missing or behind.
 	if hookID != "" {
-		t := target{id: hookID, cwd: h.Cwd, transcript: h.TranscriptPath, listID: c.getenv(TaskListEnv)}
+		t := target{id: hookID, cwd: h.Cwd, transcript: h.TranscriptPath, listID: c.getenv(TaskListEnv), hook: true}
 		if hookPid > 0 && proc.Alive(hookPid) {
 			t.pid = hookPid
 			t.procStart, _ = proc.StartTime(hookPid)
@@ -176,11 +181,15 @@ func (c Capturer) Run(ctx context.Context, h Hook) Result {
 		add(t)
 	}
 
+	localDomain, domainRead := "", false
 	for _, e := range entries {
 		if e.SessionID == "" || e.ParkedJobID != "" || !plausibleID(e.SessionID) {
 			continue
 		}
-		st := registry.Check(e)
+		if e.PidDomain != "" && !domainRead {
+			localDomain, domainRead = registry.LocalPidDomain(), true
+		}
+		st := registry.CheckIn(e, localDomain)
 		ours := hookPid > 0 && e.Pid == hookPid
 		// The claude running this hook is alive by definition: its entry
 		// counts even when it carries no procStart to verify.
@@ -198,6 +207,7 @@ func (c Capturer) Run(ctx context.Context, h Hook) Result {
 		t := fromEntry(e)
 		if ours && hookID == "" {
 			t.listID = c.getenv(TaskListEnv)
+			t.hook = true
 		}
 		t.probeEnv = !ours
 		add(t)
@@ -208,7 +218,15 @@ func (c Capturer) Run(ctx context.Context, h Hook) Result {
 	}
 	cache := loadCache(c.cachePath())
 	outs := make([]outcome, len(targets))
-	parallel(ctx, len(targets), func(i int) { outs[i] = c.one(targets[i], cache) })
+	var full []int
+	for i := range targets {
+		// Fingerprints are a few system calls each: no goroutines, whose
+		// threads would cost more than the work they share.
+		if outs[i] = c.look(&targets[i], cache); !outs[i].done {
+			full = append(full, i)
+		}
+	}
+	parallel(ctx, len(full), func(k int) { i := full[k]; outs[i] = c.full(targets[i], outs[i]) })
 	fresh := map[string]cacheEntry{}
 	wrote := false
 	for i, o := range outs {
@@ -231,7 +249,7 @@ func (c Capturer) Run(ctx context.Context, h Hook) Result {
 		res.Problems = append(res.Problems, err)
 	}
 	if wrote {
-		if err := saveCache(c.cachePath(), fresh, res.Live); err != nil {
+		if err := saveCache(c.cachePath(), fresh); err != nil {
 			res.Problems = append(res.Problems, fmt.Errorf("snapshot cache: %w", err))
 		}
 	}
@@ -246,34 +264,72 @@ type outcome struct {
 	cached  bool // entry is worth keeping
 	notes   []error
 	err     error
+
+	// Set by look for full: what it resolved and measured.
+	sidecar         string
+	deep, shallow   print
+	deepOK, shallOK bool
 }
 
-// one captures a session unless its fingerprint shows that the store
-// already holds everything it has.
-func (c Capturer) one(t target, cache map[string]cacheEntry) (o outcome) {
+// look resolves t and takes its fingerprint; the outcome is done when the
+// store already holds everything the session has.
+func (c Capturer) look(t *target, cache map[string]cacheEntry) (o outcome) {
 	defer func() {
 		if r := recover(); r != nil {
 			o = outcome{done: true, err: fmt.Errorf("unexpected failure: %v", r)}
 		}
 	}()
-	t, sidecar := c.resolve(t)
-	now := c.now()
-	p, ferr := c.fingerprint(t, sidecar)
-	if ferr == nil {
-		if e, ok := cache[t.id]; c.current(e, ok, p, now, t.id) {
-			return outcome{done: true, cached: true, entry: e,
-				summary: Captured{SessionID: t.id, Name: e.name, Tasks: e.tasks, Gone: e.gone, Unchanged: true}}
-		}
+	prev, known := cache[t.id]
+	if t.probeEnv && t.listID == "" && known && t.pid > 0 && prev.Pid == t.pid && prev.ProcStart == t.procStart && t.procStart != "" {
+		// Same process as last time, and its environment is fixed at exec.
+		t.listID, t.probeEnv = prev.ListID, false
 	}
-	rec, notes, err := c.capture(t, sidecar)
+	if t.transcript == "" && known {
+		// The transcript is not in the fingerprint; the full capture
+		// looks for it again when the cached one has gone.
+		t.transcript = prev.Transcript
+	}
+	var sidecar string
+	*t, sidecar = c.resolve(*t)
+	now := c.now()
+	p, err := c.fingerprint(*t, sidecar, t.hook)
+	if err == nil && c.current(prev, known, p, t.hook, now, t.id) {
+		return outcome{done: true, cached: true, entry: prev,
+			summary: Captured{SessionID: t.id, Name: prev.Name, Tasks: prev.Tasks, Gone: prev.Gone, Unchanged: true}}
+	}
+	o = outcome{sidecar: sidecar}
+	// Both depths are taken before the task files are read, so a write
+	// during the capture changes the next pass's fingerprint.
+	if t.hook {
+		o.deep, o.deepOK = p, err == nil
+		o.shallow, err = c.fingerprint(*t, sidecar, false)
+		o.shallOK = err == nil
+	} else {
+		o.shallow, o.shallOK = p, err == nil
+		o.deep, err = c.fingerprint(*t, sidecar, true)
+		o.deepOK = err == nil
+	}
+	return o
+}
+
+// full captures a session look found changed.
+func (c Capturer) full(t target, look outcome) (o outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			o = outcome{done: true, err: fmt.Errorf("unexpected failure: %v", r)}
+		}
+	}()
+	rec, notes, err := c.capture(t, look.sidecar)
 	o = outcome{done: true, notes: notes, err: err}
 	if err != nil {
 		return o
 	}
 	o.summary = summarise(rec)
-	if ferr == nil && len(notes) == 0 {
+	if look.deepOK && look.shallOK && len(notes) == 0 {
 		o.cached = true
-		o.entry = cacheEntry{sum: p.sum, at: rec.LastCapture, tasks: o.summary.Tasks, gone: o.summary.Gone, name: rec.Name}
+		o.entry = cacheEntry{Deep: look.deep.sum, Shallow: look.shallow.sum, At: rec.LastCapture,
+			Tasks: o.summary.Tasks, Gone: o.summary.Gone, Name: rec.Name,
+			Pid: t.pid, ProcStart: t.procStart, ListID: t.listID, Transcript: rec.Transcript}
 	}
 	return o
 }
@@ -281,6 +337,10 @@ func (c Capturer) one(t target, cache map[string]cacheEntry) (o outcome) {
 // parallel runs f over 0..n-1 on a few goroutines: captures of different
 // sessions take different locks and mostly wait on the file system.
 func parallel(ctx context.Context, n int, f func(i int)) {
+	if n == 1 && ctx.Err() == nil {
+		f(0)
+		return
+	}
 	workers := min(n, max(2, runtime.GOMAXPROCS(0)))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -375,6 +435,9 @@ func (c Capturer) resolve(t target) (target, string) {
 // problems that did not stop the capture (a torn task file).
 func (c Capturer) capture(t target, sidecar string) (snapstore.Record, []error, error) {
 	var notes []error
+	if t.transcript != "" && !t.hook && !isFile(t.transcript) {
+		t.transcript = c.guessTranscript(t.id, t.cwd)
+	}
 	if sidecar != "" {
 		t.name, t.nameSource = sidecarTitle(sidecar)
 	}
@@ -423,6 +486,11 @@ func (c Capturer) capture(t target, sidecar string) (snapstore.Record, []error, 
 	}
 	rec, err := c.Store.Update(obs)
 	return rec, notes, err
+}
+
+func isFile(p string) bool {
+	var st unix.Stat_t
+	return unix.Stat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG
 }
 
 // highWater is the highest task id the list has used: .highwatermark, or

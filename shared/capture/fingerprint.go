@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/binary"
 	"errors"
 	"hash/fnv"
 	"slices"
@@ -13,21 +14,36 @@ import (
 
 // The fast path. A Stop hook runs on every turn of every session, and most
 // turns change nothing in most sessions. Reading 30 task files and
-// rewriting a record per session costs ~1 ms each, so an unchanged session
-// is recognised by a fingerprint instead: the registry facts plus the name,
-// size, mtime and inode of every task file, all from one directory read
-// and one fstatat per file, and no file contents.
+// rewriting a record per session costs about a millisecond each, so an
+// unchanged session is recognised by a fingerprint instead, computed from
+// metadata alone, and a full capture happens only when it differs from
+// the one taken at the session's last full capture.
 //
-// A fingerprint equal to the one recorded at the last full capture proves
-// nothing changed, with one exception that git's index calls "racily
-// clean": a file rewritten within the filesystem's timestamp granularity
-// of the capture can keep its size and mtime. So a fingerprint is trusted
-// only when every file it covers is older than its capture by racyWindow
-// (covering 1 s mtime filesystems and the kernel's coarse clock).
+// There are two depths:
+//
+//   - deep, for the session whose Stop hook is running (the one whose
+//     turn just changed things): the registry facts plus name, size, mtime
+//     and inode of every task file, from one directory read and one
+//     fstatat per file;
+//   - shallow, for every other live session: the registry facts plus the
+//     task folder's own mtime and inode, one stat. Claude Code takes a
+//     proper-lockfile lock (a <n>.json.lock folder made and removed beside
+//     the file) around each task write, and creating or deleting a task
+//     changes the folder too, so its writes move the folder's mtime. A
+//     write that did not (another tool editing a file in place) is caught
+//     by that session's own Stop hook, which looks deep, or within
+//     refreshAfter.
+//
+// An equal fingerprint proves nothing changed, with one exception that
+// git's index calls "racily clean": a file rewritten within the file
+// system's timestamp granularity of the capture can keep its size and
+// mtime. So a fingerprint is trusted only when everything it covers is
+// older than its capture by racyWindow (covering 1 s mtime file systems and
+// the kernel's coarse clock).
 const (
 	racyWindow = 2 * time.Second
 	// refreshAfter bounds how stale last_captured and last_seen_live get
-	// while nothing changes.
+	// while nothing changes, and how long a shallow look can miss a write.
 	refreshAfter = 10 * time.Minute
 )
 
@@ -37,33 +53,56 @@ type print struct {
 	newest time.Time
 }
 
-// fingerprint summarises t's inputs. The transcript path is left out: it is
-// known from the hook's stdin but only guessed otherwise, and a record
-// keeps it once known.
-func (c Capturer) fingerprint(t target, sidecar string) (print, error) {
-	h := fnv.New64a()
+// fingerprint summarises t's inputs, deep or shallow. The transcript path
+// is left out: it is known from the hook's stdin but only guessed
+// otherwise, and a record keeps it once known.
+func (c Capturer) fingerprint(t target, sidecar string, deep bool) (print, error) {
 	var p print
-	w := func(parts ...string) {
+	b := make([]byte, 0, 2048)
+	str := func(parts ...string) {
 		for _, s := range parts {
-			h.Write([]byte(s))
-			h.Write([]byte{0})
+			b = append(b, s...)
+			b = append(b, 0)
 		}
 	}
-	w("v1", t.id, t.cwd, t.version, t.name, t.nameSource, strings.Join(t.formerNames, "\x01"),
+	file := func(name string, st *unix.Stat_t) {
+		str(name)
+		m := mtime(st)
+		b = binary.LittleEndian.AppendUint64(b, uint64(st.Size))
+		b = binary.LittleEndian.AppendUint64(b, uint64(m.UnixNano()))
+		b = binary.LittleEndian.AppendUint64(b, uint64(st.Ino))
+		if m.After(p.newest) {
+			p.newest = m
+		}
+	}
+	str("v1", t.id, t.cwd, t.version, t.name, t.nameSource, strings.Join(t.formerNames, "\x01"),
 		strconv.Itoa(t.pid), t.procStart, t.listID)
 	if sidecar != "" {
 		var st unix.Stat_t
 		if err := unix.Stat(sidecar, &st); err == nil {
-			w("sidecar", stamp(&st))
-			p.newest = mtime(&st)
+			file("sidecar", &st)
 		}
 	}
 	dir := c.Claude.TaskList(t.listID)
+	if !deep {
+		var st unix.Stat_t
+		err := unix.Stat(dir, &st)
+		switch {
+		case err == nil:
+			file("task-dir", &st)
+		case errors.Is(err, unix.ENOENT):
+			str("no-task-dir")
+		default:
+			return p, err
+		}
+		p.sum = sum(b)
+		return p, nil
+	}
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) {
-			w("no-task-dir")
-			p.sum = h.Sum64()
+			str("no-task-dir")
+			p.sum = sum(b)
 			return p, nil
 		}
 		return p, err
@@ -88,18 +127,21 @@ func (c Capturer) fingerprint(t target, sidecar string) (print, error) {
 		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 			continue // proper-lockfile's <n>.json.lock folders
 		}
-		w(name, stamp(&st))
-		if m := mtime(&st); m.After(p.newest) {
-			p.newest = m
-		}
+		file(name, &st)
 	}
-	p.sum = h.Sum64()
+	p.sum = sum(b)
 	return p, nil
+}
+
+func sum(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
 }
 
 func readNames(fd int) ([]string, error) {
 	buf := make([]byte, 8<<10)
-	var names []string
+	names := make([]string, 0, 64)
 	for {
 		n, err := unix.ReadDirent(fd, buf)
 		if err == unix.EINTR {
@@ -113,10 +155,6 @@ func readNames(fd int) ([]string, error) {
 		}
 		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 	}
-}
-
-func stamp(st *unix.Stat_t) string {
-	return strconv.FormatInt(int64(st.Size), 10) + "/" + strconv.FormatInt(mtime(st).UnixNano(), 10) + "/" + strconv.FormatUint(uint64(st.Ino), 10)
 }
 
 func mtime(st *unix.Stat_t) time.Time {

@@ -1,6 +1,9 @@
 package fsutil
 
 import (
+	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,4 +59,51 @@ func TestLock(t *testing.T) {
 	if err := (*Lock)(nil).Unlock(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	big := bytes.Repeat([]byte("0123456789"), 500) // past the first buffer
+	os.WriteFile(filepath.Join(dir, "big"), big, 0o600)
+	got, err := ReadFile(filepath.Join(dir, "big"))
+	if err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("%d bytes, %v", len(got), err)
+	}
+	_, err = ReadFile(filepath.Join(dir, "missing"))
+	if !errors.Is(err, fs.ErrNotExist) || !os.IsNotExist(err) {
+		t.Fatalf("missing file: %v", err)
+	}
+	if _, err := ReadFile(dir); err == nil {
+		t.Fatal("reading a folder succeeded")
+	}
+}
+
+func TestLockFileRemovedByHolder(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.lock")
+	held, err := TryLock(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A locker opens the file, then the holder removes it and unlocks
+	// before the locker's flock, and a newcomer locks a fresh file.
+	stale, err := openLockFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(p)
+	held.Unlock()
+	fresh, err := TryLock(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The stale file's flock succeeds, but it is not the lock anyone else
+	// sees: the locker must notice and treat the lock as held.
+	l, replaced, err := lockOpened(stale, p)
+	if l != nil || !replaced || err != nil {
+		t.Fatalf("lock on a replaced file: %v %v %v", l, replaced, err)
+	}
+	if _, err := TryLock(p); err != ErrLocked {
+		t.Fatalf("TryLock while the newcomer holds it: %v", err)
+	}
+	fresh.Unlock()
 }

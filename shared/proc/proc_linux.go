@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"forgectl.dev/shared/fsutil"
 )
 
 // statFields returns the fields of /proc/<pid>/stat after the command name.
 // The name sits in parentheses and may itself contain spaces and ')', so the
 // split starts after the last ')'.
 func statFields(pid int) ([]string, string, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	b, err := fsutil.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, "", ErrNoProcess
@@ -55,7 +57,7 @@ func Parent(pid int) (int, error) {
 
 // Environ is the environment the process was started with.
 func Environ(pid int) ([]string, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	b, err := fsutil.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, ErrNoProcess

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/proc"
 )
 
@@ -84,7 +85,7 @@ func (e Entry) FormerNames() []string {
 
 // ReadFile parses one registry file.
 func ReadFile(path string) (Entry, error) {
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadFile(path)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -162,13 +163,22 @@ func (s State) String() string {
 
 // Check tells whether e's process is the one that wrote it.
 func Check(e Entry) State {
+	local := ""
+	if e.PidDomain != "" {
+		local = LocalPidDomain()
+	}
+	return CheckIn(e, local)
+}
+
+// CheckIn is Check with this process's pid domain (LocalPidDomain) read
+// once by the caller: a pass over the whole registry need not read
+// /etc/machine-id for every entry.
+func CheckIn(e Entry, localPidDomain string) State {
 	if !proc.Alive(e.Pid) {
 		return Stale
 	}
-	if e.PidDomain != "" {
-		if local := LocalPidDomain(); local != "" && local != e.PidDomain {
-			return Stale
-		}
+	if e.PidDomain != "" && localPidDomain != "" && localPidDomain != e.PidDomain {
+		return Stale
 	}
 	if e.ProcStart == "" {
 		return Unverified
@@ -190,8 +200,9 @@ func Check(e Entry) State {
 func Live(dir string) ([]Entry, []error) {
 	all, problems := Read(dir)
 	out := all[:0]
+	local := LocalPidDomain()
 	for _, e := range all {
-		if Check(e) == Alive {
+		if CheckIn(e, local) == Alive {
 			out = append(out, e)
 		}
 	}

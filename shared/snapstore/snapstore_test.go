@@ -113,3 +113,26 @@ func TestStoreCorruptRecordMovedAside(t *testing.T) {
 		t.Fatal(s.Path("../../etc/passwd"))
 	}
 }
+
+func TestMergeOutOfOrderAndPartial(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	r := Merge(Record{}, Observation{SessionID: "s", Tasks: []tasks.Task{tk("1", "pending"), tk("2", "pending")}, At: t0})
+	// A capture that read later lands first...
+	r = Merge(r, Observation{SessionID: "s", Tasks: []tasks.Task{tk("1", "completed")}, At: t0.Add(2 * time.Second)})
+	// ...then one that read earlier: it adds what the record lacks, and
+	// neither revives 2, overwrites 1's newer body, nor moves time back.
+	r = Merge(r, Observation{SessionID: "s", Tasks: []tasks.Task{tk("1", "in_progress"), tk("2", "pending"), tk("3", "pending")}, At: t0.Add(time.Second)})
+	live, gone := ids(r)
+	if d := cmp.Diff([]any{[]string{"1", "3"}, []string{"2"}}, []any{live, gone}); d != "" {
+		t.Fatal(d)
+	}
+	if r.Tasks[0].Status != "completed" || !r.LastCapture.Equal(t0.Add(2*time.Second)) || !r.Tasks[1].GoneSince.Equal(t0.Add(2*time.Second)) {
+		t.Fatalf("%+v", r)
+	}
+	// A partial read (a torn file) adds and refreshes, but marks nothing gone.
+	r = Merge(r, Observation{SessionID: "s", Tasks: []tasks.Task{tk("4", "pending")}, Partial: true, At: t0.Add(3 * time.Second)})
+	live, gone = ids(r)
+	if d := cmp.Diff([]any{[]string{"1", "3", "4"}, []string{"2"}}, []any{live, gone}); d != "" {
+		t.Fatal(d)
+	}
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDependencies keeps the Stop hook's hot path light: no UI library
+// (whose package init alone costs milliseconds), no TOML parser or config
+// loading, no network or template code, and the standard flag package
+// rather than ff. It lists what the main package really links.
+func TestDependencies(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		deps[p] = true
+	}
+	if !deps["forgectl.dev/shared/capture"] || !deps["encoding/json"] {
+		t.Fatalf("the dependency list looks wrong:\n%s", out)
+	}
+	forbidden := []string{
+		"github.com/ktr0731/go-fuzzyfinder",
+		"github.com/gdamore/tcell",
+		"github.com/BurntSushi/toml",
+		"github.com/peterbourgon/ff",
+		"forgectl.dev/shared/config",
+		"net/http",
+		"text/template",
+		"html/template",
+	}
+	for p := range deps {
+		for _, f := range forbidden {
+			if p == f || strings.HasPrefix(p, f+"/") {
+				t.Errorf("resume-snapshot links %s (forbidden: %s)", p, f)
+			}
+		}
+	}
+}

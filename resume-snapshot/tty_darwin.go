@@ -1,0 +1,8 @@
+package main
+
+import "golang.org/x/sys/unix"
+
+func isTerminal(fd int) bool {
+	_, err := unix.IoctlGetTermios(fd, unix.TIOCGETA)
+	return err == nil
+}

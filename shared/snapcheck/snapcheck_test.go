@@ -1,0 +1,299 @@
+package snapcheck
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/proc"
+	"forgectl.dev/shared/snapstore"
+	"forgectl.dev/shared/tasks"
+	"github.com/google/go-cmp/cmp"
+)
+
+type home struct {
+	t      *testing.T
+	claude paths.Claude
+	store  snapstore.Store
+}
+
+func newHome(t *testing.T) home {
+	root := t.TempDir()
+	h := home{t: t, claude: paths.Claude{Root: filepath.Join(root, ".claude")}, store: snapstore.Store{Dir: filepath.Join(root, "forgectl", "resume-sessions")}}
+	for _, d := range []string{h.claude.Registry(), h.claude.Tasks(), h.claude.Projects()} {
+		os.MkdirAll(d, 0o700)
+	}
+	return h
+}
+
+func (h home) checker() Checker {
+	return Checker{Claude: h.claude, Store: h.store, Now: time.Now}
+}
+
+// live starts a real process and registers it as a live session.
+func (h home) live(id string, startedAt time.Time, env ...string) int {
+	h.t.Helper()
+	cmd := exec.Command("sleep", "300")
+	cmd.Env = append(os.Environ(), env...)
+	if err := cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	pid := cmd.Process.Pid
+	st, err := proc.StartTime(pid)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"pid": pid, "sessionId": id, "cwd": "/home/alice/src/demo-repo", "procStart": st,
+		"startedAt": startedAt.UnixMilli(), "status": "idle", "version": "2.1.332"})
+	os.WriteFile(filepath.Join(h.claude.Registry(), fmt.Sprintf("%d.json", pid)), b, 0o644)
+	return pid
+}
+
+func (h home) settings(body string) {
+	h.t.Helper()
+	if err := os.WriteFile(h.claude.Settings(), []byte(body), 0o600); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h home) transcript(id string, body string, age time.Duration) {
+	p := filepath.Join(h.claude.Projects(), "-home-alice-src-demo-repo", id+".jsonl")
+	os.MkdirAll(filepath.Dir(p), 0o700)
+	os.WriteFile(p, []byte(body), 0o600)
+	m := time.Now().Add(-age)
+	os.Chtimes(p, m, m)
+}
+
+func (h home) snapshot(id string, taskIDs ...string) {
+	var ts []tasks.Task
+	for _, tid := range taskIDs {
+		ts = append(ts, tasks.Task{ID: tid, Body: json.RawMessage(fmt.Sprintf(`{"id":%q}`, tid))})
+	}
+	if _, err := h.store.Update(snapstore.Observation{SessionID: id, Tasks: ts, At: time.Now()}); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func find(t *testing.T, rows []Row, prefix string) Row {
+	t.Helper()
+	for _, r := range rows {
+		if r.Name != Name {
+			t.Fatalf("row name %q", r.Name)
+		}
+	}
+	switch prefix {
+	case "hook":
+		return rows[0]
+	case "snapshots":
+		return rows[1]
+	case "taskdirs":
+		return rows[2]
+	case "prune":
+		return rows[3]
+	}
+	t.Fatalf("no row %s", prefix)
+	return Row{}
+}
+
+func TestHookRow(t *testing.T) {
+	exe, _ := os.Executable()
+	tests := []struct {
+		name     string
+		settings string // "" writes no file
+		status   Status
+		contains string
+	}{
+		{"no settings file", "", Warn, "does not exist"},
+		{"no hooks", `{"model":"opus"}`, Warn, "no Stop hook in"},
+		{"documented form", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot --quiet"}]}]}}`, OK, "runs `forgectl resume snapshot --quiet`"},
+		{"the binary itself, with a matcher", `{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"resume-snapshot --quiet"}]}]}}`, OK, "Stop hook in"},
+		{"exec form", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl","args":["resume","snapshot","--quiet"]}]}]}}`, OK, "Stop hook in"},
+		{"absolute path that exists", fmt.Sprintf(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"%s resume snapshot --quiet"}]}]}}`, exe), OK, "Stop hook in"},
+		{"absolute path that does not", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/nowhere/forgectl resume snapshot --quiet"}]}]}}`, Warn, "/nowhere/forgectl, which is not an executable"},
+		{"misspelled", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshots --quiet"}]}]}}`, Warn, "no Stop hook"},
+		{"wrong event", `{"hooks":{"SessionEnd":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}],"Stop":[{"hooks":[{"type":"command","command":"say hi"}]}]}}`, Warn, "wired to SessionEnd"},
+		{"hooks disabled", `{"disableAllHooks":true,"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]}}`, Warn, "disableAllHooks"},
+		{"broken json", `{"hooks":`, Warn, "does not parse"},
+		{"odd shapes elsewhere", `{"hooks":{"PreToolUse":"nonsense","Stop":[{"hooks":[{"type":"prompt","prompt":"x"},{"type":"command","command":"forgectl resume snapshot"}]}]}}`, OK, "Stop hook in"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHome(t)
+			if tt.settings != "" {
+				h.settings(tt.settings)
+			}
+			r := find(t, h.checker().Rows(), "hook")
+			if r.Status != tt.status || !strings.Contains(r.Message, tt.contains) {
+				t.Fatalf("got %s %q", r.Status, r.Message)
+			}
+			if r.Status == Warn && r.Hint == "" {
+				t.Fatal("a warning without a hint")
+			}
+			if tt.status == Warn && strings.Contains(tt.contains, "Stop hook") && !strings.Contains(r.Message, h.claude.Settings()) {
+				t.Fatalf("does not say which file it read: %q", r.Message)
+			}
+		})
+	}
+}
+
+func TestRunsSnapshot(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"forgectl resume snapshot --quiet":                    true,
+		"/opt/bin/forgectl resume snapshot":                   true,
+		`"/Applications/My Tools/resume-snapshot" --quiet`:    true,
+		"cd /tmp && resume-snapshot":                          true,
+		"forgectl resume snapshots":                           false,
+		"forgectl resume ls":                                  false,
+		"echo resume; snapshot":                               false,
+		"/usr/local/bin/resume-snapshot-old":                  false,
+		"forgectl resume snapshot --quiet 2>>/tmp/snap.log":   true,
+		"FORGECTL_RESUME_NO_PRUNE=1 forgectl resume snapshot": true,
+	} {
+		if got := RunsSnapshot(cmd); got != want {
+			t.Errorf("RunsSnapshot(%q) = %v", cmd, got)
+		}
+	}
+}
+
+func TestSnapshotsRow(t *testing.T) {
+	t.Run("no live sessions", func(t *testing.T) {
+		h := newHome(t)
+		if r := find(t, h.checker().Rows(), "snapshots"); r.Status != OK {
+			t.Fatalf("%+v", r)
+		}
+	})
+	t.Run("live sessions, empty store", func(t *testing.T) {
+		h := newHome(t)
+		h.live("s1", time.Now())
+		h.live("s2", time.Now())
+		r := find(t, h.checker().Rows(), "snapshots")
+		if r.Status != Warn || !strings.Contains(r.Message, "2 live sessions but the snapshot store") || !strings.Contains(r.Hint, HookCommand) {
+			t.Fatalf("%+v", r)
+		}
+	})
+	t.Run("a finished turn without a snapshot", func(t *testing.T) {
+		h := newHome(t)
+		h.live("s1", time.Now())
+		h.live("s2", time.Now())
+		h.live("s3", time.Now())
+		h.snapshot("s1")
+		h.transcript("s2", "{}\n", 5*time.Minute)  // idle, turn long over: missed
+		h.transcript("s3", "{}\n", 10*time.Second) // turn just ended: the hook may still be running
+		r := find(t, h.checker().Rows(), "snapshots")
+		if r.Status != Warn || !strings.Contains(r.Message, "1 of 3 live sessions finished a turn but have no snapshot (s2)") {
+			t.Fatalf("%+v", r)
+		}
+	})
+	t.Run("captured", func(t *testing.T) {
+		h := newHome(t)
+		h.live("s1", time.Now())
+		h.snapshot("s1")
+		h.transcript("s1", "{}\n", time.Hour)
+		if r := find(t, h.checker().Rows(), "snapshots"); r.Status != OK || !strings.Contains(r.Message, "1 live session, 1 snapshot") {
+			t.Fatalf("%+v", r)
+		}
+	})
+	t.Run("unreadable store", func(t *testing.T) {
+		h := newHome(t)
+		os.MkdirAll(filepath.Dir(h.store.Dir), 0o700)
+		os.WriteFile(h.store.Dir, nil, 0o600) // a file where the folder should be
+		h.live("s1", time.Now())
+		rows := h.checker().Rows()
+		if r := find(t, rows, "snapshots"); r.Status != Fail {
+			t.Fatalf("%+v", r)
+		}
+		if Worst(rows) != Fail {
+			t.Fatal("Worst")
+		}
+	})
+}
+
+const taskUse = `{"type":"user","toolUseResult":{"task":{"id":"1","subject":"Write unit tests"}}}` + "\n"
+
+func TestTaskDirsRow(t *testing.T) {
+	start := time.Now().Add(-time.Hour)
+	t.Run("named after the session", func(t *testing.T) {
+		h := newHome(t)
+		h.live("s1", start)
+		h.transcript("s1", taskUse, time.Minute)
+		os.MkdirAll(filepath.Join(h.claude.Tasks(), "s1"), 0o700)
+		if r := find(t, h.checker().Rows(), "taskdirs"); r.Status != OK || !strings.Contains(r.Message, "1 live session with tasks") {
+			t.Fatalf("%+v", r)
+		}
+	})
+	t.Run("no session uses tasks", func(t *testing.T) {
+		h := newHome(t)
+		h.live("s1", start)
+		h.transcript("s1", `{"type":"user"}`+"\n", time.Minute)
+		os.MkdirAll(filepath.Join(h.claude.Tasks(), "something-else"), 0o700)
+		if r := find(t, h.checker().Rows(), "taskdirs"); r.Status != OK {
+			t.Fatalf("%+v", r)
+		}
+	})
+	t.Run("folders named some other way", func(t *testing.T) {
+		h := newHome(t)
+		h.live("s1", start)
+		h.transcript("s1", taskUse, time.Minute)
+		os.MkdirAll(filepath.Join(h.claude.Tasks(), "session-1a2b3c4d"), 0o700)
+		old := filepath.Join(h.claude.Tasks(), "leftover-from-last-month")
+		os.MkdirAll(old, 0o700)
+		m := start.Add(-30 * 24 * time.Hour)
+		os.Chtimes(old, m, m)
+		r := find(t, h.checker().Rows(), "taskdirs")
+		if r.Status != Warn || !strings.Contains(r.Message, "s1 has tasks but no") || !strings.Contains(r.Message, "session-1a2b3c4d changed since") || strings.Contains(r.Message, "leftover") {
+			t.Fatalf("%+v", r)
+		}
+	})
+	t.Run("tasks known only from the snapshot, no folder at all", func(t *testing.T) {
+		h := newHome(t)
+		h.live("s1", start)
+		h.snapshot("s1", "1", "2")
+		r := find(t, h.checker().Rows(), "taskdirs")
+		if r.Status != Warn || !strings.Contains(r.Message, "s1 has tasks but no folder") {
+			t.Fatalf("%+v", r)
+		}
+	})
+	t.Run("a list the user named", func(t *testing.T) {
+		h := newHome(t)
+		h.live("s1", start, "CLAUDE_CODE_TASK_LIST_ID=team-list")
+		h.transcript("s1", taskUse, time.Minute)
+		os.MkdirAll(filepath.Join(h.claude.Tasks(), "team-list"), 0o700)
+		if r := find(t, h.checker().Rows(), "taskdirs"); r.Status != OK {
+			t.Fatalf("%+v", r)
+		}
+	})
+}
+
+func TestPruneRow(t *testing.T) {
+	h := newHome(t)
+	if r := find(t, h.checker().Rows(), "prune"); r.Status != OK || !strings.Contains(r.Message, "no prune pass yet") {
+		t.Fatalf("%+v", r)
+	}
+	h.snapshot("gone")
+	now := time.Now()
+	p := snapstore.Pruner{Store: h.store, Projects: filepath.Join(h.claude.Root, "missing"), Now: func() time.Time { return now }}
+	p.Run()
+	r := find(t, h.checker().Rows(), "prune")
+	if r.Status != Warn || !strings.Contains(r.Message, "kept 1 snapshot") || r.Hint == "" {
+		t.Fatalf("%+v", r)
+	}
+	c := h.checker()
+	c.NoPrune = true
+	if r := find(t, c.Rows(), "prune"); r.Status != OK || !strings.Contains(r.Message, "pruning is off") {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestWorst(t *testing.T) {
+	got := []Status{Worst(nil), Worst([]Row{{Status: OK}, {Status: Warn}}), Worst([]Row{{Status: Warn}, {Status: Fail}, {Status: OK}})}
+	if d := cmp.Diff([]Status{OK, Warn, Fail}, got); d != "" {
+		t.Fatal(d)
+	}
+}
