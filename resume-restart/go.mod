@@ -1,7 +1,14 @@
 module forgectl.dev/resume-restart
 
-go 1.26
+go 1.26.0
 
-require forgectl.dev/shared v0.0.0
+require (
+	forgectl.dev/shared v0.0.0
+	github.com/google/go-cmp v0.7.0
+	github.com/peterbourgon/ff/v3 v3.4.0
+	golang.org/x/sys v0.50.0
+)
+
+require github.com/BurntSushi/toml v1.6.0 // indirect
 
 replace forgectl.dev/shared => ../shared

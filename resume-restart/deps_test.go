@@ -1,0 +1,23 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Only forgectl may link the picker and its terminal library: they cost
+// start-up time in every binary that carries them.
+func TestForbiddenDependencies(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, bad := range []string{"github.com/ktr0731/go-fuzzyfinder", "github.com/gdamore/tcell"} {
+			if strings.HasPrefix(dep, bad) {
+				t.Errorf("resume-restart links %s", dep)
+			}
+		}
+	}
+}

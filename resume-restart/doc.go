@@ -1,0 +1,59 @@
+// Command resume-restart is "forgectl resume outdated" and "forgectl resume
+// restart": forgectl runs it as `resume-restart outdated|restart ARGS`. It
+// is standalone so that the update watcher can run it without a terminal.
+//
+// # resume outdated [--json]
+//
+// Lists live Claude Code sessions whose registry version is older than the
+// installed claude. Read-only. The installed version is the target of
+// ~/.local/bin/claude when it points into a "versions" directory, else
+// `claude --version` of the claude launch finds ($FORGECTL_CLAUDE_BIN, then
+// [launch.defaults] binary_path, then PATH). Versions compare numerically
+// (2.1.100 > 2.1.99). A session is live when its pid is alive and its kernel
+// start time equals the registry's procStart; a version that does not parse
+// is listed with version_unparseable; any status but exactly idle is busy;
+// HERDR_PANE_ID is read from the process's own environment (/proc/<pid>/environ,
+// kern.procargs2 on macOS), empty when unreadable. --json prints a stable
+// array, [] when none; its field table is in --help. Exit 0 whether or not
+// anything is outdated, 1 when the installed version cannot be determined
+// (including a config that does not load), 2 on bad usage.
+//
+// # resume restart --outdated [--session ID]... [--timeout D] [--dry-run] [--json]
+//
+// Stops each outdated session only when it is provably safe and resumes it
+// in the same herdr pane by typing `<abs forgectl> resume <id>`; the safety
+// rules are in package internal/restart, the input-line reader in
+// internal/inputbox, the herdr client in internal/herdr. Progress lines and
+// notes go to stderr; per-session results (or the --json array, or the
+// --dry-run plan) to stdout. Exit 0 when every session was resumed or
+// skipped with a reason (and always for --dry-run), 1 when a stop or
+// relaunch failed, the timeout or a signal left sessions waiting, a session
+// ended pane_gone, another run holds restart.lock, or the installed version
+// cannot be determined; 2 on bad usage.
+//
+// # Environment
+//
+//	FORGECTL_SELF          forgectl's path for the relaunch line (set by forgectl
+//	                       when it dispatches); else a forgectl beside this
+//	                       executable; else forgectl on PATH. A `go run` build's
+//	                       temporary path is passed over.
+//	FORGECTL_HERDR_BIN     herdr to run, else herdr on PATH
+//	FORGECTL_CLAUDE_BIN    the claude whose version counts as installed
+//	FORGECTL_CONFIG_DIR    forgectl's config directory (config.toml, the snapshot
+//	                       store, restart.lock)
+//	CLAUDE_CONFIG_DIR      Claude Code's directory, default ~/.claude
+//
+// Test-only overrides, each a Go duration, not shown in --help:
+//
+//	FORGECTL_RESTART_POLL           re-check period while waiting (default 3s)
+//	FORGECTL_RESTART_SETTLE         poll period after the stop (default 200ms)
+//	FORGECTL_RESTART_STOP_WAIT      bound on exit, registry file gone, shell back (30s)
+//	FORGECTL_RESTART_REGISTER_WAIT  bound on the relaunched session registering (60s)
+//	FORGECTL_HERDR_TIMEOUT          bound on each herdr call (10s)
+//
+// # Files
+//
+//	~/.claude/sessions/<pid>.json               Claude Code's live registry (read)
+//	<forgectl config dir>/resume-sessions/      snapshot store (restart captures into it)
+//	<forgectl config dir>/restart.lock          held for the whole of a real restart run
+package main

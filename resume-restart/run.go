@@ -1,0 +1,473 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"forgectl.dev/resume-restart/internal/herdr"
+	"forgectl.dev/resume-restart/internal/outdated"
+	"forgectl.dev/resume-restart/internal/restart"
+	"forgectl.dev/shared/capture"
+	"forgectl.dev/shared/claudever"
+	"forgectl.dev/shared/config"
+	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/registry"
+	"forgectl.dev/shared/snapstore"
+)
+
+// moduleVersion is reported when the build carries no module version (a
+// workspace or source build).
+const moduleVersion = "v0.1.0-dev"
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return moduleVersion
+}
+
+// app holds a run's dependencies; tests build their own.
+type app struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	home           func() (string, error)
+	lookPath       func(string) (string, error)
+	executable     func() (string, error)
+	goos           string
+	pid            int
+	now            func() time.Time
+}
+
+func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	a := &app{
+		stdout: stdout, stderr: stderr,
+		getenv: os.Getenv, home: os.UserHomeDir, lookPath: exec.LookPath, executable: os.Executable,
+		goos: runtime.GOOS, pid: os.Getpid(), now: time.Now,
+	}
+	return a.main(ctx, args)
+}
+
+// exitCode is returned by a command to end the run with that status.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+// usageError is bad usage: exit 2 with a hint at --help.
+type usageError struct {
+	msg, cmd string
+}
+
+func (e usageError) Error() string { return e.msg }
+
+func (a *app) errorf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "forgectl: error: "+format+"\n", args...)
+}
+
+func (a *app) hint(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "forgectl: hint: "+format+"\n", args...)
+}
+
+func (a *app) note(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "forgectl: note: "+format+"\n", args...)
+}
+
+// flagSet builds a command's flags; help and parse errors are written to
+// help, which the caller shows only for an explicit --help.
+func flagSet(name string, help io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(help)
+	return fs
+}
+
+func (a *app) main(ctx context.Context, args []string) int {
+	var help strings.Builder
+	rootFS := flagSet("resume-restart", &help)
+	showVersion := rootFS.Bool("version", false, "print this program's version and exit")
+
+	outdatedCmd := a.outdatedCommand(&help)
+	restartCmd := a.restartCommand(&help)
+	root := &ffcli.Command{
+		Name:        "resume-restart",
+		ShortUsage:  "forgectl resume outdated|restart [flags]",
+		LongHelp:    rootHelp,
+		FlagSet:     rootFS,
+		Subcommands: []*ffcli.Command{outdatedCmd, restartCmd},
+		UsageFunc:   usage,
+		Exec: func(ctx context.Context, args []string) error {
+			if *showVersion {
+				fmt.Fprintf(a.stdout, "resume-restart %s\n", version())
+				return nil
+			}
+			if len(args) > 0 {
+				return usageError{fmt.Sprintf("unknown command %q: use outdated or restart", args[0]), ""}
+			}
+			return usageError{"missing command: use outdated or restart", ""}
+		},
+	}
+
+	err := root.ParseAndRun(ctx, args)
+	var ue usageError
+	var code exitCode
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		io.WriteString(a.stdout, help.String())
+		return 0
+	case errors.As(err, &code):
+		return int(code)
+	case errors.As(err, &ue):
+		a.errorf("%s", ue.msg)
+		a.hint("run `forgectl resume %s--help` for usage", ue.cmd)
+		return 2
+	default:
+		// A flag parse error: the flag package's own message.
+		msg := strings.TrimPrefix(firstLine(err.Error()), "error parsing commandline arguments: ")
+		a.errorf("%s", strings.TrimSpace(msg))
+		a.hint("run `forgectl resume %s--help` for usage", cmdOf(args))
+		return 2
+	}
+}
+
+func cmdOf(args []string) string {
+	for _, a := range args {
+		if a == "outdated" || a == "restart" {
+			return a + " "
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func noArgs(cmd string, args []string) error {
+	if len(args) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", args[0]), cmd + " "}
+	}
+	return nil
+}
+
+func (a *app) outdatedCommand(help io.Writer) *ffcli.Command {
+	fs := flagSet("outdated", help)
+	jsonOut := fs.Bool("json", false, "print a JSON array (see JSON FIELDS)")
+	return &ffcli.Command{
+		Name:       "outdated",
+		ShortUsage: "forgectl resume outdated [--json]",
+		ShortHelp:  "list live sessions running an older claude than the one installed (read-only)",
+		LongHelp:   outdatedHelp,
+		FlagSet:    fs,
+		UsageFunc:  usage,
+		Exec: func(ctx context.Context, args []string) error {
+			if err := noArgs("outdated", args); err != nil {
+				return err
+			}
+			return a.outdated(ctx, *jsonOut)
+		},
+	}
+}
+
+// sessionList is a repeatable --session flag.
+type sessionList []string
+
+func (s *sessionList) String() string { return strings.Join(*s, ",") }
+func (s *sessionList) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("empty session id")
+	}
+	*s = append(*s, strings.TrimSpace(v))
+	return nil
+}
+
+func (a *app) restartCommand(help io.Writer) *ffcli.Command {
+	fs := flagSet("restart", help)
+	outdatedFlag := fs.Bool("outdated", false, "act on the sessions resume outdated lists (required)")
+	var sessions sessionList
+	fs.Var(&sessions, "session", "narrow the set to this session `id` (repeatable)")
+	timeout := fs.Duration("timeout", restart.DefaultTimeout, "how long to wait for sessions to become safe to stop")
+	dryRun := fs.Bool("dry-run", false, "print each session's planned action and what every check says now; reads only")
+	jsonOut := fs.Bool("json", false, "print the outcome per session as a JSON array (see JSON FIELDS)")
+	return &ffcli.Command{
+		Name:       "restart",
+		ShortUsage: "forgectl resume restart --outdated [--session ID]... [--timeout D] [--dry-run] [--json]",
+		ShortHelp:  "stop and resume outdated sessions in their herdr panes once each is idle",
+		LongHelp:   restartHelp,
+		FlagSet:    fs,
+		UsageFunc:  usage,
+		Exec: func(ctx context.Context, args []string) error {
+			if err := noArgs("restart", args); err != nil {
+				return err
+			}
+			if !*outdatedFlag {
+				return usageError{"restart needs --outdated: it acts only on the sessions `resume outdated` lists", "restart "}
+			}
+			if *timeout <= 0 {
+				return usageError{fmt.Sprintf("--timeout must be positive, not %s", *timeout), "restart "}
+			}
+			return a.restart(ctx, restartOpts{sessions: sessions, timeout: *timeout, dryRun: *dryRun, json: *jsonOut})
+		},
+	}
+}
+
+// locations resolves the home, Claude's tree and forgectl's directory.
+func (a *app) locations() (home string, claude paths.Claude, fc paths.Forgectl, err error) {
+	home, err = a.home()
+	if err != nil || home == "" {
+		return "", claude, fc, fmt.Errorf("cannot find the home directory: %v", err)
+	}
+	return home, paths.ClaudeFrom(a.getenv, home), paths.ForgectlFrom(a.getenv, home, a.goos), nil
+}
+
+// installed finds the installed claude version, with claude located the
+// way launch locates it. A config that does not load means launch could
+// not find claude either, so the version is then undetermined.
+func (a *app) installed(ctx context.Context, home string, fc paths.Forgectl) (claudever.Installed, bool) {
+	cfg, err := config.Load(fc.Config())
+	if err != nil {
+		var list config.ErrorList
+		if errors.As(err, &list) {
+			for _, e := range list {
+				a.errorf("%s", e.Error())
+			}
+		} else {
+			a.errorf("%v", err)
+		}
+		a.errorf("cannot determine the installed claude version: the config does not load")
+		a.hint("fix %s", fc.Config())
+		return claudever.Installed{}, false
+	}
+	bin, binErr := config.ClaudeBinary(a.getenv, cfg, a.lookPath)
+	if binErr != nil {
+		bin = ""
+	}
+	inst, err := claudever.Finder{Getenv: a.getenv, Home: home, Binary: bin}.Find(ctx)
+	if err != nil {
+		a.errorf("cannot determine the installed claude version: %v", err)
+		var be *config.BinaryError
+		if errors.As(binErr, &be) && be.Hint != "" {
+			a.hint("%s", be.Hint)
+		} else {
+			a.hint("install Claude Code, or set FORGECTL_CLAUDE_BIN to its path")
+		}
+		return claudever.Installed{}, false
+	}
+	return inst, true
+}
+
+func (a *app) list(claude paths.Claude, inst claudever.Installed) []outdated.Session {
+	sessions, problems := outdated.Lister{RegistryDir: claude.Registry()}.List(inst.Version)
+	for _, p := range problems {
+		a.note("skipped an unreadable registry entry: %v", p)
+	}
+	return sessions
+}
+
+func (a *app) outdated(ctx context.Context, jsonOut bool) error {
+	home, claude, fc, err := a.locations()
+	if err != nil {
+		a.errorf("%v", err)
+		return exitCode(1)
+	}
+	inst, ok := a.installed(ctx, home, fc)
+	if !ok {
+		return exitCode(1)
+	}
+	sessions := a.list(claude, inst)
+	if jsonOut {
+		outdated.WriteJSON(a.stdout, sessions)
+		return nil
+	}
+	if len(sessions) == 0 {
+		a.note("no live session runs a claude older than the installed %s", inst.Version)
+		return nil
+	}
+	outdated.WriteTable(a.stdout, sessions)
+	return nil
+}
+
+type restartOpts struct {
+	sessions []string
+	timeout  time.Duration
+	dryRun   bool
+	json     bool
+}
+
+// durationEnv reads one of the hidden interval overrides used by tests.
+func (a *app) durationEnv(name string) (time.Duration, error) {
+	v := a.getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, usageError{fmt.Sprintf("%s=%q is not a positive duration", name, v), "restart "}
+	}
+	return d, nil
+}
+
+func (a *app) restart(ctx context.Context, o restartOpts) error {
+	// A closed terminal or a consumer that stopped reading must not kill a
+	// run between the stop and the relaunch; writes just fail.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+
+	var poll, settle, stopWait, registerWait, herdrTimeout time.Duration
+	for name, dst := range map[string]*time.Duration{
+		"FORGECTL_RESTART_POLL": &poll, "FORGECTL_RESTART_SETTLE": &settle,
+		"FORGECTL_RESTART_STOP_WAIT": &stopWait, "FORGECTL_RESTART_REGISTER_WAIT": &registerWait,
+		"FORGECTL_HERDR_TIMEOUT": &herdrTimeout,
+	} {
+		d, err := a.durationEnv(name)
+		if err != nil {
+			return err
+		}
+		*dst = d
+	}
+
+	home, claude, fc, err := a.locations()
+	if err != nil {
+		a.errorf("%v", err)
+		return exitCode(1)
+	}
+	if !o.dryRun {
+		if err := fsutil.MkdirPrivate(fc.Root); err != nil {
+			a.errorf("cannot create %s: %v", fc.Root, err)
+			return exitCode(1)
+		}
+		lock, err := fsutil.TryLock(fc.RestartLock())
+		if errors.Is(err, fsutil.ErrLocked) {
+			a.errorf("another restart is already running (it holds %s)", fc.RestartLock())
+			a.hint("let it finish; it acts on the same sessions")
+			return exitCode(1)
+		}
+		if err != nil {
+			a.errorf("cannot take the restart lock: %v", err)
+			return exitCode(1)
+		}
+		defer lock.Unlock()
+	}
+
+	inst, ok := a.installed(ctx, home, fc)
+	if !ok {
+		return exitCode(1)
+	}
+	all := a.list(claude, inst)
+	sessions, unmatched := narrow(all, o.sessions)
+
+	cfg := restart.Config{
+		Sessions: sessions, Unmatched: unmatched, Timeout: o.timeout, DryRun: o.dryRun,
+		RegistryDir: claude.Registry(), Self: a.pid, Now: a.now,
+		Poll: poll, Settle: settle, StopWait: stopWait, RegisterWait: registerWait,
+		Progress: a.stderr,
+	}
+	if bin, err := config.HerdrBinary(a.getenv, a.lookPath); err != nil {
+		cfg.HerdrMissing = err
+	} else {
+		cfg.Herdr = herdr.Client{Binary: bin, Timeout: herdrTimeout}
+	}
+	cfg.Forgectl, cfg.ForgectlErr = a.forgectlPath()
+	capturer := capture.Capturer{
+		Claude: claude,
+		Store:  snapstore.Store{Dir: fc.Snapshots()},
+		Now:    a.now,
+		// Not a hook: nothing in this process's environment describes the
+		// session; its own environment is read through its pid.
+		Getenv: func(string) string { return "" },
+	}
+	cfg.Capture = func(_ context.Context, e registry.Entry) error {
+		_, err := capturer.Session(e)
+		return err
+	}
+
+	if len(sessions) == 0 && len(unmatched) == 0 && !o.json {
+		a.note("no live session runs a claude older than the installed %s", inst.Version)
+		return nil
+	}
+	rep := restart.Run(ctx, cfg)
+	if o.json {
+		writeOutcomesJSON(a.stdout, rep.Outcomes)
+	} else if o.dryRun {
+		writePlan(a.stdout, rep.Outcomes)
+	} else {
+		writeOutcomes(a.stdout, rep.Outcomes)
+	}
+	if !o.dryRun && rep.Incomplete() {
+		return exitCode(1)
+	}
+	return nil
+}
+
+// narrow keeps the sessions named by ids (all of them when ids is empty)
+// and returns the ids that name none.
+func narrow(all []outdated.Session, ids []string) ([]outdated.Session, []string) {
+	if len(ids) == 0 {
+		return all, nil
+	}
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	var out []outdated.Session
+	for _, s := range all {
+		if want[s.Entry.SessionID] {
+			out = append(out, s)
+			delete(want, s.Entry.SessionID)
+		}
+	}
+	var unmatched []string
+	for _, id := range ids {
+		if want[id] {
+			unmatched = append(unmatched, id)
+			delete(want, id)
+		}
+	}
+	return out, unmatched
+}
+
+// forgectlPath finds the forgectl typed into the pane: FORGECTL_SELF (set
+// by forgectl when it dispatches here), else a forgectl beside this
+// executable, else forgectl on PATH. A `go run` build lives in a temporary
+// directory deleted when it exits, so such a path is passed over.
+func (a *app) forgectlPath() (string, error) {
+	if v := a.getenv("FORGECTL_SELF"); v != "" && !goRunBuild(v) {
+		p, err := a.lookPath(v)
+		if err != nil {
+			return "", fmt.Errorf("FORGECTL_SELF (%q) cannot be run: %v", v, err)
+		}
+		return filepath.Abs(p)
+	}
+	if exe, err := a.executable(); err == nil && !goRunBuild(exe) {
+		if p, err := a.lookPath(filepath.Join(filepath.Dir(exe), "forgectl")); err == nil {
+			return filepath.Abs(p)
+		}
+	}
+	p, err := a.lookPath("forgectl")
+	if err != nil {
+		return "", errors.New("forgectl is neither beside this program nor on PATH")
+	}
+	return filepath.Abs(p)
+}
+
+func goRunBuild(p string) bool {
+	return strings.Contains(filepath.ToSlash(p), "/go-build")
+}
