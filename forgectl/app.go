@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"forgectl.dev/forgectl/internal/picker"
@@ -79,9 +81,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func (a *app) run(ctx context.Context, args []string) int {
 	// Sibling binaries take their arguments untouched, and before anything
 	// else: `forgectl resume snapshot` runs on every Claude Code turn.
-	if code, ok := a.dispatch(args); ok {
+	if code, ok := a.dispatch(ctx, args); ok {
 		return code
 	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	root := a.rootCommand()
 	if err := root.Parse(args); err != nil {
 		return a.usageError(err)

@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLaunchDoctor(t *testing.T) {
@@ -52,5 +54,37 @@ func TestLaunchDoctor(t *testing.T) {
 	r = h.run("launch", "doctor")
 	if r.code != 1 || !strings.Contains(r.stdout, "fail  claude") {
 		t.Fatalf("missing claude: %d\n%s", r.code, r.stdout)
+	}
+}
+
+func TestDoctorResumeTasks(t *testing.T) {
+	h := newHome(t)
+	os.WriteFile(h.bin, []byte("#!/bin/sh\necho '2.1.332 (Claude Code)'\n"), 0o755)
+	api := h.repo("api-server")
+	h.session(idLogin, api, "main", "hello", "", time.Minute)
+	h.live(idLogin)
+
+	r := h.run("doctor")
+	if r.code != 0 || !strings.Contains(r.stdout, "warn  resume tasks  no Stop hook runs the snapshotter: "+filepath.Join(h.claude, "settings.json")+" does not exist") ||
+		!strings.Contains(r.stdout, "1 live session") {
+		t.Fatalf("unwired: %d\n%s", r.code, r.stdout)
+	}
+	os.WriteFile(filepath.Join(h.claude, "settings.json"), []byte(`{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot --quiet"}]}]}}`), 0o600)
+	r = h.run("doctor", "--json")
+	var rows []checkRow
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		t.Fatal(err)
+	}
+	var hookOK, storeWarn bool
+	for _, row := range rows {
+		if row.Check == "resume tasks" && row.Status == "ok" && strings.Contains(row.Message, "Stop hook") {
+			hookOK = true
+		}
+		if row.Check == "resume tasks" && row.Status == "warn" && strings.Contains(row.Message, "snapshot") {
+			storeWarn = true
+		}
+	}
+	if !hookOK || !storeWarn {
+		t.Fatalf("wired hook ok=%v, empty store with a live session warns=%v:\n%s", hookOK, storeWarn, r.stdout)
 	}
 }

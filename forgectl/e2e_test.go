@@ -324,3 +324,79 @@ func envExports(env []string) string {
 	}
 	return b.String()
 }
+
+// The whole rescue: a live session's tasks are snapshotted by the Stop hook
+// as users wire it, the session exits and Claude Code's task folder is
+// gone, and `forgectl resume` writes the tasks back before claude starts.
+func TestE2EStopHookSnapshotThenRestore(t *testing.T) {
+	e := newE2E(t)
+	api := e.repo("api-server")
+	e.session(idLogin, api, "feature/login", "fix the login flow", "", time.Hour)
+
+	live := exec.Command(e.bin, "--resume", idLogin, "--name", "Login bugfix work")
+	live.Env = append(e.env, "FAKECLAUDE_RECORD=")
+	live.Dir = api
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { live.Process.Kill(); live.Wait() }()
+	regFile := filepath.Join(e.claude, "sessions", fmt.Sprintf("%d.json", live.Process.Pid))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(regFile); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("claude never registered")
+		}
+	}
+	taskDir := filepath.Join(e.claude, "tasks", idLogin)
+	os.MkdirAll(taskDir, 0o755)
+	for i, status := range []string{"completed", "in_progress", "pending"} {
+		body := fmt.Sprintf("{\n  \"id\": \"%d\",\n  \"subject\": \"step %d\",\n  \"description\": \"\",\n  \"status\": %q,\n  \"blocks\": [],\n  \"blockedBy\": []\n}", i+1, i+1, status)
+		os.WriteFile(filepath.Join(taskDir, fmt.Sprintf("%d.json", i+1)), []byte(body), 0o644)
+	}
+
+	// The Stop hook, fed the stdin Claude Code sends.
+	hook := e.command("resume", "snapshot", "--quiet")
+	hook.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":%q,"transcript_path":"","cwd":%q,"hook_event_name":"Stop","stop_hook_active":false}`, idLogin, api))
+	hook.Env = append(hook.Env, fmt.Sprintf("CLAUDE_PID=%d", live.Process.Pid))
+	if out, err := hook.CombinedOutput(); err != nil || len(out) != 0 {
+		t.Fatalf("stop hook: %v %q", err, out)
+	}
+
+	// The session exits; Claude Code deletes finished task lists.
+	live.Process.Signal(syscall.SIGTERM)
+	live.Wait()
+	os.RemoveAll(taskDir)
+
+	out, _ := e.command("resume", "ls", "--json").Output()
+	var rows []sessionJSON
+	json.Unmarshal(out, &rows)
+	if len(rows) != 1 || rows[0].Name != "Login bugfix work" || rows[0].NameSource != "snapshot" || rows[0].Tasks.Total != 3 || rows[0].TasksSource != "snapshot" || rows[0].Live {
+		t.Fatalf("ls after exit: %s", out)
+	}
+
+	cmd := e.command("resume", idLogin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := e.waitRecord(t)
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	if r.SessionID != idLogin || r.Cwd != api {
+		t.Fatalf("resumed %+v", r)
+	}
+	for i := 1; i <= 3; i++ {
+		b, err := os.ReadFile(filepath.Join(taskDir, fmt.Sprintf("%d.json", i)))
+		if err != nil || !strings.Contains(string(b), fmt.Sprintf(`"subject": "step %d"`, i)) {
+			t.Fatalf("task %d not restored before claude started: %v %s", i, err, b)
+		}
+	}
+	if hw, _ := os.ReadFile(filepath.Join(taskDir, ".highwatermark")); string(hw) != "3" {
+		t.Fatalf("highwatermark %q", hw)
+	}
+	if !strings.Contains(stderr.String(), "restored 3 task(s) (1 2 3)") {
+		t.Fatalf("stderr %q", stderr.String())
+	}
+}

@@ -149,11 +149,16 @@ func TestInitLaunchVersionDispatch(t *testing.T) {
 		t.Fatalf("bad flag: %d", r.code)
 	}
 
-	// Siblings: snapshot must exit 0 even when missing (a Stop hook), quietly
-	// with --quiet; the others fail with a hint.
-	r = h.run("resume", "snapshot", "--quiet")
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("missing snapshotter: %d %q", r.code, r.stderr)
+	// The snapshot runs in-process and always exits 0, quietly with
+	// --quiet, even on a bad flag; the other siblings fail with a hint when
+	// missing.
+	r = h.run("resume", "snapshot", "--quiet", "--bogus")
+	if r.code != 0 || r.stderr != "" || r.exec != nil {
+		t.Fatalf("snapshot: %d %q", r.code, r.stderr)
+	}
+	r = h.run("resume", "snapshot", "--version")
+	if r.code != 0 || r.stdout != "forgectl resume snapshot "+Version+"\n" {
+		t.Fatalf("snapshot --version: %d %q", r.code, r.stdout)
 	}
 	r = h.run("resume", "outdated")
 	if r.code != 1 || !strings.Contains(r.stderr, "resume-restart is not installed") {

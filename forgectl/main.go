@@ -7,13 +7,11 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	// run makes the context signal-aware itself, after the dispatch to a
+	// sibling binary: `forgectl resume snapshot` runs on every Claude Code
+	// turn, and the signal set-up alone costs a third of its budget.
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -8,11 +8,25 @@ import (
 
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/snapcheck"
+	"forgectl.dev/shared/snapstore"
 )
 
-// resumeTasksRows is doctor's "resume tasks" check (shared/snapcheck).
+// resumeTasksRows is doctor's "resume tasks" check: the Stop hook is wired,
+// the snapshot store is being filled, task folders are still named after
+// session ids, pruning is healthy (shared/snapcheck).
 func (a *app) resumeTasksRows() []checkRow {
-	return nil
+	c := snapcheck.Checker{
+		Claude:  a.claudePaths(),
+		Store:   snapstore.Store{Dir: a.forgectlPaths().Snapshots()},
+		Now:     a.now,
+		NoPrune: a.getenv("FORGECTL_RESUME_NO_PRUNE") != "",
+	}
+	var out []checkRow
+	for _, r := range c.Rows() {
+		out = append(out, checkRow{Check: r.Name, Status: string(r.Status), Message: r.Message, Hint: r.Hint})
+	}
+	return out
 }
 
 // updateHooksRows is launch doctor's update_hooks row: it reads the hooks'

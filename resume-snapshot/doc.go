@@ -4,7 +4,7 @@
 // # Usage
 //
 //	resume-snapshot [--quiet]
-//	forgectl resume snapshot [--quiet]   (forgectl execs this binary with the same arguments)
+//	forgectl resume snapshot [--quiet]   (forgectl runs the same code, shared/snaprun, in-process)
 //
 // Two things do not survive a Claude Code session's exit: the /rename name,
 // which lives only in the live-process registry, and the task bodies of

@@ -247,13 +247,14 @@ func syntaxError(err error) *Error {
 	return d.problems[0]
 }
 
-// decodeMessage matches the decoder's type errors, which are plain errors:
+// The decoder's type errors are plain errors, matched by these patterns:
 // `toml: line 3 (last key "launch.defaults.model"): incompatible types: …`.
-var decodeMessage = regexp.MustCompile(`(?s)^toml: (?:line (\d+) )?\(last key "((?:[^"\\]|\\.)*)"\): (.*)$`)
-
-var (
-	badType  = regexp.MustCompile(`^incompatible types: TOML value has type (.+); destination has type (.+)$`)
-	notTable = regexp.MustCompile(`^type mismatch for .+: expected table but found (.+)$`)
+// They are compiled where an error is reported, never at start-up: every
+// forgectl command links this package, including the Stop-hook dispatch.
+const (
+	decodeMessagePattern = `(?s)^toml: (?:line (\d+) )?\(last key "((?:[^"\\]|\\.)*)"\): (.*)$`
+	badTypePattern       = `^incompatible types: TOML value has type (.+); destination has type (.+)$`
+	notTablePattern      = `^type mismatch for .+: expected table but found (.+)$`
 )
 
 // typeName names a type as the decoder prints it (Go types for TOML values,
@@ -288,7 +289,7 @@ func typeName(t string) string {
 // 1-based, 0 for a plain table).
 func (d *decoder) decodeError(err error, table string, entry int) {
 	e := &Error{Table: table, Entry: entry, Err: err}
-	m := decodeMessage.FindStringSubmatch(err.Error())
+	m := regexp.MustCompile(decodeMessagePattern).FindStringSubmatch(err.Error())
 	if m == nil {
 		e.Reason = sentence(strings.TrimPrefix(err.Error(), "toml: "))
 		d.add(e)
@@ -312,6 +313,7 @@ func (d *decoder) decodeError(err error, table string, entry int) {
 		name = full
 		e.Table = ""
 	}
+	badType, notTable := regexp.MustCompile(badTypePattern), regexp.MustCompile(notTablePattern)
 	switch reason := m[3]; {
 	case badType.MatchString(reason):
 		t := badType.FindStringSubmatch(reason)

@@ -11,12 +11,15 @@ import (
 // written in the usual one-key-per-line style. It answers 0 (unknown) for
 // anything else (inline tables, dotted keys), which the messages tolerate:
 // a wrong line would be worse than none.
-type locator struct{ lines []string }
+type locator struct {
+	lines []string
+	// lineKey matches a line that starts with a bare or quoted key and "=".
+	lineKey *regexp.Regexp
+}
 
-func newLocator(src string) locator { return locator{lines: strings.Split(src, "\n")} }
-
-// lineKey matches a line that starts with a bare or quoted key and an "=".
-var lineKey = regexp.MustCompile(`^\s*([A-Za-z0-9_-]+|"[^"\\]*"|'[^']*')\s*=`)
+func newLocator(src string) locator {
+	return locator{lines: strings.Split(src, "\n"), lineKey: regexp.MustCompile(`^\s*([A-Za-z0-9_-]+|"[^"\\]*"|'[^']*')\s*=`)}
+}
 
 // find returns the 1-based line of key in the given table, or of the table's
 // header when key is empty. entry is the 0-based index for an array of
@@ -48,7 +51,7 @@ func (l locator) find(table string, entry int, key string) int {
 			}
 		default:
 			if key != "" && cur == table && curEntry == entry {
-				if m := lineKey.FindStringSubmatch(line); m != nil && strings.Trim(m[1], `"'`) == key {
+				if m := l.lineKey.FindStringSubmatch(line); m != nil && strings.Trim(m[1], `"'`) == key {
 					return i + 1
 				}
 			}

@@ -1,4 +1,4 @@
-package main
+package snaprun
 
 import "golang.org/x/sys/unix"
 
