@@ -383,7 +383,15 @@ func TestE2EStopHookSnapshotThenRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.waitRecord(t)
-	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+		}
+	}
+	defer stop()
 	if r.SessionID != idLogin || r.Cwd != api {
 		t.Fatalf("resumed %+v", r)
 	}
@@ -396,6 +404,7 @@ func TestE2EStopHookSnapshotThenRestore(t *testing.T) {
 	if hw, _ := os.ReadFile(filepath.Join(taskDir, ".highwatermark")); string(hw) != "3" {
 		t.Fatalf("highwatermark %q", hw)
 	}
+	stop() // stderr is written by the process until it exits
 	if !strings.Contains(stderr.String(), "restored 3 task(s) (1 2 3)") {
 		t.Fatalf("stderr %q", stderr.String())
 	}
