@@ -51,9 +51,16 @@ unit:
 		echo "== $$m"; (cd $$m && go test $(GOFLAGS_TEST) ./...) || fail=1; \
 	done; exit $$fail
 
+# Speed and memory targets, as ratios against baselines measured in the same
+# run (never timed assertions in tests). The 10,000-session home is generated
+# once into .bench/ (about 1.5 GB) and reused.
 bench: build
 	@mkdir -p .bench
+	@echo "== resume ls and the picker (tools/benchls)"
 	@(cd tools && go run ./benchls -bin $(BIN) -work $(CURDIR)/.bench)
+	@echo
+	@echo "== the Stop-hook snapshot (tools/benchsnap)"
+	@(cd tools && go run ./benchsnap -n 200 -forgectl $(BIN)/forgectl)
 
 clean:
 	rm -rf $(BIN) $(DEMO) .bench

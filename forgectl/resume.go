@@ -31,6 +31,7 @@ func (a *app) listSessions(verbose, countTasks bool) (sessions.Result, error) {
 		Snapshots: snapstore.Store{Dir: fp.Snapshots()},
 		IndexPath: filepath.Join(fp.Cache(), "transcripts.idx"),
 		SkipTasks: !countTasks,
+		Home:      a.home,
 	})
 	if err != nil {
 		a.errorf("cannot list sessions: %v", err)

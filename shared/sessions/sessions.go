@@ -76,6 +76,9 @@ type Options struct {
 	IndexPath string
 	// Workers bounds parallel transcript reads; 0 means GOMAXPROCS.
 	Workers int
+	// Home bounds the search for a repository: a .git at or above the home
+	// directory (a dotfiles repo) does not name the sessions below it.
+	Home string
 	// SkipTasks leaves task counts out (TasksSource ""), for a caller that
 	// reads them for one session later: the picker's preview.
 	SkipTasks bool
@@ -140,7 +143,7 @@ func List(opt Options) (Result, error) {
 		}
 	}
 	taskDirs := listDirs(opt.Claude.Tasks())
-	repos := repoCache{}
+	repos := repoCache{home: opt.Home, names: map[string]repoInfo{}}
 
 	res.Sessions = make([]Session, 0, len(files))
 	for i, f := range files {
@@ -508,7 +511,10 @@ func (f *atomicFlag) get() bool { return f.v.Load() }
 // repoCache names the repository a cwd belongs to: the git top level's base
 // name (the main checkout's name for a linked worktree), else the cwd's own
 // base name. Many sessions share a cwd, so each is resolved once per run.
-type repoCache map[string]repoInfo
+type repoCache struct {
+	home  string
+	names map[string]repoInfo
+}
 
 type repoInfo struct {
 	name   string
@@ -519,21 +525,26 @@ func (rc repoCache) repo(cwd string) (string, bool) {
 	if cwd == "" {
 		return "", false
 	}
-	if r, ok := rc[cwd]; ok {
+	if r, ok := rc.names[cwd]; ok {
 		return r.name, r.exists
 	}
 	r := repoInfo{name: filepath.Base(cwd)}
 	if st, err := os.Stat(cwd); err == nil && st.IsDir() {
 		r.exists = true
-		r.name = RepoName(cwd)
+		r.name = RepoName(cwd, rc.home)
 	}
-	rc[cwd] = r
+	rc.names[cwd] = r
 	return r.name, r.exists
 }
 
-// RepoName walks up from dir to the nearest .git and names the repository.
-func RepoName(dir string) string {
-	for d := dir; ; {
+// RepoName walks up from dir to the nearest .git and names the repository,
+// stopping below home (when home is not empty); without one it is dir's
+// own base name.
+func RepoName(dir, home string) string {
+	if home != "" {
+		home = filepath.Clean(home)
+	}
+	for d := dir; d != home || home == ""; {
 		gp := filepath.Join(d, ".git")
 		if st, err := os.Lstat(gp); err == nil {
 			if st.IsDir() {
@@ -550,10 +561,11 @@ func RepoName(dir string) string {
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return filepath.Base(dir)
+			break
 		}
 		d = parent
 	}
+	return filepath.Base(dir)
 }
 
 // parallel calls fn(0..n-1) on up to workers goroutines (GOMAXPROCS when 0).

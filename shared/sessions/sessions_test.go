@@ -171,11 +171,16 @@ func TestRepoName(t *testing.T) {
 	d := t.TempDir()
 	os.MkdirAll(filepath.Join(d, "r", ".git"), 0o755)
 	os.MkdirAll(filepath.Join(d, "r", "a", "b"), 0o755)
-	if got := RepoName(filepath.Join(d, "r", "a", "b")); got != "r" {
+	if got := RepoName(filepath.Join(d, "r", "a", "b"), ""); got != "r" {
 		t.Fatal(got)
 	}
-	os.MkdirAll(filepath.Join(d, "plain"), 0o755)
-	if got := RepoName(filepath.Join(d, "plain")); got != "plain" && got != filepath.Base(d) {
+	// A repository at or above home (a dotfiles repo) names nothing below it.
+	os.MkdirAll(filepath.Join(d, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(d, "plain", "sub"), 0o755)
+	if got := RepoName(filepath.Join(d, "plain", "sub"), d); got != "sub" {
+		t.Fatal(got)
+	}
+	if got := RepoName(filepath.Join(d, "plain", "sub"), ""); got != filepath.Base(d) {
 		t.Fatal(got)
 	}
 }
