@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -46,6 +47,10 @@ type app struct {
 	picker              picker.Picker
 	// self is this executable's absolute path, for dispatching to siblings.
 	self string
+	// flagOut collects what the flag package prints: the manual on --help
+	// (sent to stdout), the flag error plus the manual on a bad flag
+	// (replaced by one error line and a hint).
+	flagOut bytes.Buffer
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
@@ -88,7 +93,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	defer stop()
 	root := a.rootCommand()
 	if err := root.Parse(args); err != nil {
-		return a.usageError(err)
+		return a.usageError(err, args)
 	}
 	if err := root.Run(ctx); err != nil {
 		var ce *codeError
@@ -116,13 +121,31 @@ func exit(code int) error {
 	return &codeError{code}
 }
 
-func (a *app) usageError(err error) int {
+func (a *app) usageError(err error, args []string) int {
 	if errors.Is(err, flag.ErrHelp) {
+		a.stdout.Write(a.flagOut.Bytes())
 		return exitcode.OK
 	}
-	a.errorf("%v", err)
-	a.hintf("run 'forgectl --help' or 'forgectl resume --help' for usage")
+	a.errorf("%s", strings.TrimPrefix(err.Error(), "error parsing commandline arguments: "))
+	a.hintf("run 'forgectl %s--help' for usage", commandWords(args))
 	return exitcode.Refused
+}
+
+// commandWords is the subcommand path in args ("resume ls "), for a hint.
+func commandWords(args []string) string {
+	var b strings.Builder
+	for _, w := range args {
+		if strings.HasPrefix(w, "-") {
+			break
+		}
+		switch w {
+		case "resume", "ls", "launch", "doctor", "init":
+			b.WriteString(w + " ")
+			continue
+		}
+		break
+	}
+	return b.String()
 }
 
 func (a *app) errorf(format string, args ...any) {
@@ -171,7 +194,7 @@ func helpFunc(text string) func(*ffcli.Command) string {
 }
 
 func (a *app) rootCommand() *ffcli.Command {
-	fs := newFlagSet("forgectl", a.stderr)
+	fs := newFlagSet("forgectl", &a.flagOut)
 	version := fs.Bool("version", false, "print the version")
 	return &ffcli.Command{
 		Name:      "forgectl",

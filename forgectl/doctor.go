@@ -113,7 +113,7 @@ func (a *app) registryRow() (checkRow, []registry.Entry) {
 }
 
 func (a *app) doctorCommand() *ffcli.Command {
-	fs := newFlagSet("doctor", a.stderr)
+	fs := newFlagSet("doctor", &a.flagOut)
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
 	return &ffcli.Command{
 		Name:      "doctor",
@@ -134,7 +134,7 @@ func (a *app) doctorCommand() *ffcli.Command {
 }
 
 func (a *app) launchDoctorCommand() *ffcli.Command {
-	fs := newFlagSet("launch doctor", a.stderr)
+	fs := newFlagSet("launch doctor", &a.flagOut)
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
 	return &ffcli.Command{
 		Name:      "doctor",

@@ -409,3 +409,68 @@ func TestE2EStopHookSnapshotThenRestore(t *testing.T) {
 		t.Fatalf("stderr %q", stderr.String())
 	}
 }
+
+// Every filter outcome and refusal, through the built binary: exit code,
+// what is on stdout, and that nothing was exec'd.
+func TestE2EOutcomesAndExitCodes(t *testing.T) {
+	e := newE2E(t)
+	api := e.repo("api-server")
+	web := e.repo("web-app")
+	e.session(idLogin, api, "feature/login", "fix the login flow", "Login bugfix work", time.Hour)
+	e.session(idPages, api, "feat/pages", "add cursor pagination", "Cursor pagination", 2*time.Hour)
+	e.session(idWeb, web, "main", "dark mode please", "", 3*time.Hour)
+	gone := filepath.Join(e.home, "wt", "deleted")
+	e.session("00000000-0000-0000-0000-00000000dead", gone, "feature/x", "in a deleted worktree", "Deleted tree", 4*time.Hour)
+	// A broken transcript and one cut mid-line never fail the listing.
+	broken := filepath.Join(e.claude, "projects", "-junk")
+	os.MkdirAll(broken, 0o700)
+	os.WriteFile(filepath.Join(broken, "11111111-0000-0000-0000-000000000000.jsonl"), []byte("\x00garbage\n{\"parentUuid\":\"cut"), 0o600)
+	// A registry file whose pid was reused by an unrelated live process.
+	sleeper := exec.Command("sleep", "60")
+	sleeper.Start()
+	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
+	e.register(sleeper.Process.Pid, idWeb, "1")
+
+	for _, tc := range []struct {
+		name   string
+		config string
+		args   []string
+		code   int
+		stdout func(string) bool
+	}{
+		{"one hit, dry run", "", []string{"resume", "--dry-run", "Login bugfix"}, 0, func(s string) bool {
+			return strings.HasPrefix(s, "session: "+idLogin+"\ncwd: "+api+"\nargv: "+e.bin+" --resume "+idLogin+"\n")
+		}},
+		{"fork dry run", "", []string{"resume", "--fork", "--dry-run", "ca55"}, 0, func(s string) bool {
+			return strings.Contains(s, "argv: "+e.bin+" --resume "+idWeb+" --fork-session\n")
+		}},
+		{"reused pid is not live", "", []string{"resume", "--dry-run", idWeb}, 0, func(s string) bool { return strings.HasPrefix(s, "session: "+idWeb) }},
+		{"ambiguous", "", []string{"resume", "api-server"}, 1, func(s string) bool {
+			return strings.HasPrefix(s, idLogin+" ") && strings.Contains(s, "\n"+idPages+" ") && strings.Count(s, "\n") == 2
+		}},
+		{"no terminal, no filter", "", []string{"resume"}, 1, func(s string) bool { return strings.Count(s, "\n") == 4 }},
+		{"no match", "", []string{"resume", "zzz"}, 1, func(s string) bool { return s == "" }},
+		{"deleted cwd", "", []string{"resume", "--dry-run", "Deleted tree"}, 1, func(s string) bool { return s == "" }},
+		{"undefined launch_profile", "[proxy]\nlaunch_profile = \"corp\"\n", []string{"resume", "--dry-run", "Login bugfix"}, 2, func(s string) bool { return s == "" }},
+		{"config that does not parse", "[launch\n", []string{"resume", "--dry-run", "Login bugfix"}, 2, func(s string) bool { return s == "" }},
+		{"bad flag", "", []string{"resume", "--nope"}, 2, func(s string) bool { return s == "" }},
+		{"ls lists around broken files", "", []string{"resume", "ls"}, 0, func(s string) bool { return strings.Count(s, "\n") == 5 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.config(tc.config)
+			var stdout, stderr bytes.Buffer
+			cmd := e.command(tc.args...)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			code := exitCode(cmd.Run())
+			if code != tc.code || !tc.stdout(stdout.String()) {
+				t.Fatalf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout.String(), stderr.String())
+			}
+			if _, err := os.Stat(e.record); err == nil {
+				t.Fatal("claude was exec'd")
+			}
+			if tc.code != 0 && !strings.Contains(stderr.String(), "forgectl: error: ") {
+				t.Fatalf("a failure without an error line: %q", stderr.String())
+			}
+		})
+	}
+}

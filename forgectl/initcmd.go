@@ -14,7 +14,7 @@ import (
 )
 
 func (a *app) initCommand() *ffcli.Command {
-	fs := newFlagSet("init", a.stderr)
+	fs := newFlagSet("init", &a.flagOut)
 	print := fs.Bool("print", false, "print the commented config to stdout instead of writing it")
 	return &ffcli.Command{
 		Name:      "init",

@@ -12,7 +12,7 @@ import (
 )
 
 func (a *app) launchCommand() *ffcli.Command {
-	fs := newFlagSet("launch", a.stderr)
+	fs := newFlagSet("launch", &a.flagOut)
 	dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing")
 	return &ffcli.Command{
 		Name:        "launch",

@@ -49,7 +49,7 @@ func (a *app) listSessions(verbose, countTasks bool) (sessions.Result, error) {
 }
 
 func (a *app) resumeCommand() *ffcli.Command {
-	fs := newFlagSet("resume", a.stderr)
+	fs := newFlagSet("resume", &a.flagOut)
 	dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
 	fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
@@ -361,7 +361,7 @@ func shellJoin(argv []string) string {
 }
 
 func (a *app) lsCommand() *ffcli.Command {
-	fs := newFlagSet("resume ls", a.stderr)
+	fs := newFlagSet("resume ls", &a.flagOut)
 	asJSON := fs.Bool("json", false, "print a JSON array (see the field table in --help)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
