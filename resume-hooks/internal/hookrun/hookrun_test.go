@@ -537,3 +537,29 @@ func waitGone(t *testing.T, pidText string) {
 	t.Helper()
 	waitFor(t, func() bool { return processGone(pidText) })
 }
+
+// resume-restart exits 0 when it skipped a session that has no herdr pane
+// (it tells the person to resume it by hand); for the hooks that session is
+// still outdated, so the restart is incomplete and retried.
+func TestRestartSkippingAPanelessSessionIsIncomplete(t *testing.T) {
+	g := newRig(t)
+	g.r.RestartArgv = []string{g.script("resume-restart", `
+echo "$*" >> "$RIG/restart.args"
+echo '[{"session_id":"0123abcd-aaaa","outcome":"skipped","reason":"no_pane","signalled":false,"command":"forgectl resume 0123abcd-aaaa"}]'
+exit 0
+`), "restart", "--outdated"}
+	g.r.Hooks = []Hook{{Position: 1, Kind: KindRestart, Timeout: time.Minute}}
+	g.install("2.1.1")
+	g.run()
+	g.install("2.1.2")
+	if code := g.run(); code != 1 {
+		t.Fatalf("exit %d, want 1 (incomplete)", code)
+	}
+	r := g.records()[0]
+	if r.Outcome != "incomplete" || r.Detail != "a session has no herdr pane" {
+		t.Fatalf("record %+v", r)
+	}
+	if p := g.state().Pending; p == nil || p.Attempts != 1 {
+		t.Fatalf("pending %+v", p)
+	}
+}

@@ -165,6 +165,14 @@ func (r *Runner) restart(ctx context.Context, h Hook, rec *hookstate.Record) hoo
 		if s.Outcome != "resumed" {
 			r.logf("forgectl: session %s: %s (%s)", s.SessionID, s.Outcome, s.Reason)
 		}
+		// resume-restart skips a session with no herdr pane (exit 0: the
+		// person at the terminal is told to resume it by hand), but for the
+		// watcher nobody is told: it stays outdated, so the hook is
+		// incomplete and retried, as the spec's audit outcomes say.
+		if s.Reason == "no_pane" && rec.Outcome == hookstate.OutcomeOK {
+			rec.Outcome = hookstate.OutcomeIncomplete
+			rec.Detail = "a session has no herdr pane"
+		}
 		if s.Stranded() {
 			rec.Resume = append(rec.Resume, s.Command)
 		}
