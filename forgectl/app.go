@@ -18,6 +18,7 @@ import (
 	"forgectl.dev/forgectl/internal/picker"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/paths"
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/sys/unix"
@@ -148,13 +149,9 @@ func commandWords(args []string) string {
 	return b.String()
 }
 
-func (a *app) errorf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "forgectl: error: "+format+"\n", args...)
-}
+func (a *app) errorf(format string, args ...any) { msg.Errorf(a.stderr, format, args...) }
 
-func (a *app) hintf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "forgectl: hint: "+format+"\n", args...)
-}
+func (a *app) hintf(format string, args ...any) { msg.Hintf(a.stderr, format, args...) }
 
 func (a *app) notef(format string, args ...any) {
 	fmt.Fprintf(a.stderr, "forgectl: "+format+"\n", args...)

@@ -20,6 +20,7 @@ import (
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/proc"
 )
@@ -113,13 +114,9 @@ func (a *app) main(ctx context.Context, args []string) int {
 	}
 }
 
-func (a *app) errorf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "forgectl: error: "+format+"\n", args...)
-}
+func (a *app) errorf(format string, args ...any) { msg.Errorf(a.stderr, format, args...) }
 
-func (a *app) hintf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "forgectl: hint: "+format+"\n", args...)
-}
+func (a *app) hintf(format string, args ...any) { msg.Hintf(a.stderr, format, args...) }
 
 func (a *app) flagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)

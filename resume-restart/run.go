@@ -25,6 +25,7 @@ import (
 	"forgectl.dev/shared/claudever"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/registry"
 	"forgectl.dev/shared/snapstore"
@@ -74,17 +75,11 @@ type usageError struct {
 
 func (e usageError) Error() string { return e.msg }
 
-func (a *app) errorf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "forgectl: error: "+format+"\n", args...)
-}
+func (a *app) errorf(format string, args ...any) { msg.Errorf(a.stderr, format, args...) }
 
-func (a *app) hint(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "forgectl: hint: "+format+"\n", args...)
-}
+func (a *app) hint(format string, args ...any) { msg.Hintf(a.stderr, format, args...) }
 
-func (a *app) note(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "forgectl: note: "+format+"\n", args...)
-}
+func (a *app) note(format string, args ...any) { msg.Notef(a.stderr, format, args...) }
 
 // flagSet builds a command's flags; help and parse errors are written to
 // help, which the caller shows only for an explicit --help.

@@ -513,7 +513,7 @@ func (c Capturer) guessTranscript(id, cwd string) string {
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		return ""
 	}
-	enc := EncodeCwd(cwd)
+	enc := paths.ProjectDirName(cwd)
 	if len(enc) > 200 {
 		return ""
 	}
@@ -522,26 +522,6 @@ func (c Capturer) guessTranscript(id, cwd string) string {
 		return p
 	}
 	return ""
-}
-
-// EncodeCwd is Claude Code's project folder name for a cwd of up to 200
-// characters: every byte outside [a-zA-Z0-9] becomes '-'. It works on the
-// string's UTF-16 code units in Claude Code; a non-ASCII rune here becomes
-// one '-' per UTF-16 unit to match.
-func EncodeCwd(cwd string) string {
-	var b strings.Builder
-	b.Grow(len(cwd))
-	for _, r := range cwd {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		case r > 0xFFFF:
-			b.WriteString("--")
-		default:
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
 }
 
 // plausibleID accepts what Claude Code uses as session ids (UUIDs, and the

@@ -483,15 +483,15 @@ func TestParseHook(t *testing.T) {
 	}
 }
 
-func TestEncodeCwd(t *testing.T) {
+func TestProjectDirName(t *testing.T) {
 	for in, want := range map[string]string{
 		"/home/alice/src/demo-repo": "-home-alice-src-demo-repo",
 		"/a/b.c_d e:f":              "-a-b-c-d-e-f",
 		"/tmp/café":                 "-tmp-caf-",
 		"/tmp/😀":                    "-tmp---",
 	} {
-		if got := EncodeCwd(in); got != want {
-			t.Errorf("EncodeCwd(%q) = %q, want %q", in, got, want)
+		if got := paths.ProjectDirName(in); got != want {
+			t.Errorf("ProjectDirName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -107,3 +107,25 @@ func ExpandHome(p, home string) string {
 	}
 	return filepath.Clean(p)
 }
+
+// ProjectDirName is Claude Code's project folder name for a cwd of up to 200
+// characters (longer ones get a hash suffix that differs between builds, so
+// callers must fall back to scanning projects/ and matching the cwd inside
+// the transcripts): every byte outside [a-zA-Z0-9] becomes '-'. It works on the
+// string's UTF-16 code units in Claude Code; a non-ASCII rune here becomes
+// one '-' per UTF-16 unit to match.
+func ProjectDirName(cwd string) string {
+	var b strings.Builder
+	b.Grow(len(cwd))
+	for _, r := range cwd {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}

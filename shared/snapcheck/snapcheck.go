@@ -291,7 +291,7 @@ func (c Checker) snapshotsRow(live []registry.Entry, recs []snapstore.Record, st
 // for a cwd Claude Code encodes plainly, else a search of projects/.
 func (c Checker) transcriptOf(e registry.Entry) string {
 	if e.Cwd != "" {
-		p := filepath.Join(c.Claude.Projects(), encodeCwd(e.Cwd), e.SessionID+".jsonl")
+		p := filepath.Join(c.Claude.Projects(), paths.ProjectDirName(e.Cwd), e.SessionID+".jsonl")
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
@@ -301,16 +301,6 @@ func (c Checker) transcriptOf(e registry.Entry) string {
 		return matches[0]
 	}
 	return ""
-}
-
-func encodeCwd(cwd string) string {
-	b := []byte(cwd)
-	for i, ch := range b {
-		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9') {
-			b[i] = '-'
-		}
-	}
-	return string(b)
 }
 
 // --- task folders ---
