@@ -153,15 +153,7 @@ func TestE2ELiveSessionRefusedThenFork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { live.Process.Kill(); live.Wait() }()
-	regFile := filepath.Join(e.claude, "sessions", fmt.Sprintf("%d.json", live.Process.Pid))
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(regFile); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("claude never registered")
-		}
-	}
+	regFile := e.waitRegistered(t, live.Process.Pid)
 
 	out, err := e.command("resume", "ls", "--json").Output()
 	if err != nil {
@@ -194,6 +186,20 @@ func TestE2ELiveSessionRefusedThenFork(t *testing.T) {
 	out, err = e.command("resume", "--dry-run", idLogin).Output()
 	if err != nil || !strings.HasPrefix(string(out), "session: "+idLogin) {
 		t.Fatalf("stale registry still refuses: %v %q", err, out)
+	}
+}
+
+// waitRegistered waits for a claude to write its registry file.
+func (e *e2e) waitRegistered(t *testing.T, pid int) string {
+	t.Helper()
+	regFile := filepath.Join(e.claude, "sessions", fmt.Sprintf("%d.json", pid))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(regFile); err == nil {
+			return regFile
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("claude never registered")
+		}
 	}
 }
 
@@ -340,15 +346,7 @@ func TestE2EStopHookSnapshotThenRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { live.Process.Kill(); live.Wait() }()
-	regFile := filepath.Join(e.claude, "sessions", fmt.Sprintf("%d.json", live.Process.Pid))
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(regFile); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("claude never registered")
-		}
-	}
+	e.waitRegistered(t, live.Process.Pid)
 	taskDir := filepath.Join(e.claude, "tasks", idLogin)
 	os.MkdirAll(taskDir, 0o755)
 	for i, status := range []string{"completed", "in_progress", "pending"} {
