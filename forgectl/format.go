@@ -230,21 +230,57 @@ func title(s *sessions.Session) string {
 }
 
 func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	// Cut at the byte offset of rune n-1 without converting to []rune.
+	i, k := 0, 0
+	for k < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		k++
+	}
+	return s[:i] + "…"
 }
 
 // clean keeps control characters from a transcript out of the terminal.
 func clean(s string) string {
+	if !hasControl(s) {
+		return s // the common case, without an allocation
+	}
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		if isControl(r) {
 			return ' '
 		}
 		return r
 	}, s)
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f {
+			return true
+		}
+		if c >= 0x80 {
+			// C1 controls are U+0080–U+009F, encoded as 0xC2 0x80–0x9F.
+			if c == 0xc2 && i+1 < len(s) && s[i+1] < 0xa0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pad right-pads s with spaces to n runes.
+func pad(b []byte, s string, n int) []byte {
+	b = append(b, s...)
+	for k := utf8.RuneCountInString(s); k < n; k++ {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 func taskCell(s *sessions.Session) string {
@@ -355,9 +391,16 @@ func wrap(s string, width int) string {
 }
 
 func pickRow(now time.Time, s *sessions.Session) string {
-	live := ""
+	b := make([]byte, 0, 160)
+	b = pad(b, age(now, s.LastActivity), 8)
+	b = append(b, "  "...)
+	b = pad(b, clean(cut(orDash(s.Repo), 20)), 20)
+	b = append(b, "  "...)
+	b = pad(b, clean(cut(orDash(s.Branch), 20)), 20)
+	b = append(b, "  "...)
+	b = append(b, clean(cut(title(s), 70))...)
 	if s.Live {
-		live = "  ● live"
+		b = append(b, "  ● live"...)
 	}
-	return fmt.Sprintf("%-8s  %-20s  %-20s  %s%s", age(now, s.LastActivity), clean(cut(orDash(s.Repo), 20)), clean(cut(orDash(s.Branch), 20)), clean(cut(title(s), 70)), live)
+	return string(b)
 }

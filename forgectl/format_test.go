@@ -48,3 +48,34 @@ func TestWriteJSONArray(t *testing.T) {
 		t.Fatalf("%q", b.String())
 	}
 }
+
+func TestCutCleanPad(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly-10", 10, "exactly-10"},
+		{"abcdefghijk", 10, "abcdefghi…"},
+		{"ééééééééééé", 5, "éééé…"},
+		{"🙏🙏🙏🙏", 3, "🙏🙏…"},
+	} {
+		if got := cut(tc.in, tc.n); got != tc.want {
+			t.Errorf("cut(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+	for in, want := range map[string]string{"plain é": "plain é", "a\tb\nc": "a b c", "esc\x1b[31m": "esc [31m", "c1\u0085x": "c1 x", "del\x7f": "del "} {
+		if got := clean(in); got != want {
+			t.Errorf("clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := string(pad(nil, "é", 3)); got != "é  " {
+		t.Errorf("pad: %q", got)
+	}
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	s := sessions.Session{Repo: "api-server", Branch: "feature/login", Name: "Login bugfix work", LastActivity: now.Add(-time.Hour), Live: true}
+	if got := pickRow(now, &s); got != "1h ago    api-server            feature/login         Login bugfix work  ● live" {
+		t.Errorf("pickRow: %q", got)
+	}
+}
