@@ -8,10 +8,11 @@ forgectl resume — get back into a Claude Code session after a terminal restart
 USAGE
   forgectl resume [--fork] [--dry-run] [--all] [FILTER]
   forgectl resume ls [--json] [--all] [FILTER]
-  forgectl resume snapshot [--quiet]         (resume-snapshot)
-  forgectl resume outdated [--json]          (resume-restart)
-  forgectl resume restart --outdated ...     (resume-restart)
-  forgectl resume hooks run|install|status   (resume-hooks)
+  forgectl resume snapshot [--quiet]         the Stop hook (resume-snapshot's code, in-process)
+  forgectl resume outdated [--json]          runs resume-restart
+  forgectl resume restart --outdated ...     runs resume-restart
+  forgectl resume hooks run|install|status   runs resume-hooks
+  Each of these has its own --help.
 
 Lists recent sessions across every repo — name, repo, branch, last activity —
 and resumes the one you pick: it changes to the session's recorded directory,
