@@ -14,7 +14,7 @@ func TestDeps(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	for _, pkg := range strings.Fields(string(out)) {
-		for _, banned := range []string{"github.com/ktr0731/go-fuzzyfinder", "github.com/gdamore/tcell"} {
+		for _, banned := range []string{"github.com/ktr0731/go-" + "fuzzyfinder" /* split: a grep for UI imports must find only real ones */, "github.com/gdamore/" + "tcell"} {
 			if strings.HasPrefix(pkg, banned) {
 				t.Errorf("resume-hooks links %s", pkg)
 			}

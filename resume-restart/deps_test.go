@@ -14,7 +14,7 @@ func TestForbiddenDependencies(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		for _, bad := range []string{"github.com/ktr0731/go-fuzzyfinder", "github.com/gdamore/tcell"} {
+		for _, bad := range []string{"github.com/ktr0731/go-" + "fuzzyfinder" /* split: a grep for UI imports must find only real ones */, "github.com/gdamore/" + "tcell"} {
 			if strings.HasPrefix(dep, bad) {
 				t.Errorf("resume-restart links %s", dep)
 			}
