@@ -22,7 +22,7 @@ import (
 
 // ParserVersion changes whenever Summary's meaning changes, so cached
 // summaries from an older parser are rebuilt rather than trusted.
-const ParserVersion = 1
+const ParserVersion = 2
 
 // Summary is what a listing needs from one transcript.
 type Summary struct {
@@ -200,7 +200,10 @@ func isMetadata(t string) bool {
 	switch t {
 	case "custom-title", "agent-name", "ai-title", "summary", "last-prompt", "relocated",
 		"continued-in", "tag", "pr-link", "worktree-state", "mode", "permission-mode",
-		"file-history-snapshot", "atis-latch", "tools-used", "cost-state":
+		"file-history-snapshot", "atis-latch", "tools-used", "cost-state",
+		// Print mode (claude -p) opens its transcript with enqueue/dequeue
+		// rows that carry no envelope (observed on 2.1.332 and 2.1.197).
+		"queue-operation":
 		return true
 	}
 	return strings.HasPrefix(t, "api-request")
@@ -282,11 +285,15 @@ func (s *Summary) conversation(line []byte, off int64) {
 	if s.Messages == 1 {
 		// The first row says what kind of session this is.
 		s.Sidechain = bytes.Contains(head, []byte(`"isSidechain":true`))
-		if v, ok := lastString(tail, `"entrypoint":"`); ok {
-			s.Entrypoint = v
-		}
 		if v, ok := lastString(tail, `"teamName":"`); ok {
 			s.TeamName = v
+		}
+	}
+	if s.Entrypoint == "" {
+		// The first row that records one: a row type this parser does not
+		// know may come first and carry none.
+		if v, ok := lastString(tail, `"entrypoint":"`); ok {
+			s.Entrypoint = v
 		}
 	}
 	if t, ok := firstString(head, `"type":"`); !ok || t != "user" {

@@ -101,6 +101,15 @@ func TestLastPromptFallbackAndKinds(t *testing.T) {
 	}{
 		{"last prompt from last human row", []string{nl(user), nl(tool), nl(second), nl(tool)}, func(s Summary) bool { return s.Latest() == "second prompt" && s.LastPrompt == "" }},
 		{"print mode", []string{nl(sdk)}, func(s Summary) bool { return s.Entrypoint == "sdk-cli" }},
+		{"print mode after queue rows", []string{
+			nl(`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-11-29T10:00:00Z","sessionId":"` + sid + `","content":"hi"}`),
+			nl(`{"type":"queue-operation","operation":"dequeue","timestamp":"2026-11-29T10:00:00Z","sessionId":"` + sid + `"}`),
+			nl(sdk),
+		}, func(s Summary) bool { return s.Entrypoint == "sdk-cli" && s.Messages == 1 }},
+		{"entrypoint from the first row that has one", []string{
+			nl(`{"parentUuid":null,"type":"system","subtype":"x","uuid":"s1","cwd":"/a","sessionId":"` + sid + `"}`),
+			nl(sdk),
+		}, func(s Summary) bool { return s.Entrypoint == "sdk-cli" && s.Cwd == "/a" }},
 		{"sidechain", []string{nl(side)}, func(s Summary) bool { return s.Sidechain }},
 		{"bash input", []string{nl(bash)}, func(s Summary) bool { return s.FirstPrompt == "! ls -la" }},
 		{"reordered metadata", []string{nl(`{"sessionId":"x","customTitle":"Odd order","type":"custom-title"}`)}, func(s Summary) bool { return s.CustomTitle == "Odd order" && s.Messages == 0 }},
