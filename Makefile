@@ -41,6 +41,8 @@ fmt-check:
 
 vet:
 	@for m in $(MODULES); do (cd $$m && go vet ./...) || exit 1; done
+	@# The contract tests sit behind a build tag; vet them too.
+	@(cd tools && go vet -tags contract ./contract/) && (cd resume-restart && go vet -tags contract ./internal/inputbox/)
 
 gowork-off:
 	@for m in $(MODULES); do (cd $$m && GOWORK=off go build -o /dev/null ./... && GOWORK=off go vet ./...) || exit 1; done
@@ -61,6 +63,18 @@ bench: build
 	@echo
 	@echo "== the Stop-hook snapshot (tools/benchsnap)"
 	@(cd tools && go run ./benchsnap -n 200 -forgectl $(BIN)/forgectl)
+
+# Contract tests against the real Claude Code: pinned CLIs from the npm
+# registry into ~/.cache/forgectl-contract (outside the repo), run offline in
+# tmux against tools/fakeapi, a loopback stand-in for the Messages API.
+# Without the registry it prints SKIPPED and succeeds.
+contract:
+	@out=$$(cd tools && go run ./contract/cmd/install-claude) || exit 1; echo "$$out"; \
+	case "$$out" in *SKIPPED:*) exit 0;; esac; \
+	rc=0; \
+	(cd tools && go test -tags contract -race -count=1 -v -timeout 12m ./contract/) || rc=1; \
+	(cd resume-restart && go test -tags contract -race -count=1 -v -timeout 8m -run Contract ./internal/inputbox/) || rc=1; \
+	exit $$rc
 
 clean:
 	rm -rf $(BIN) $(DEMO) .bench

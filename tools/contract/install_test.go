@@ -1,0 +1,150 @@
+package contract
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// These run in the ordinary test suite: a fake npm stands in for the
+// registry, so no network is needed.
+
+// fakeNPM writes an npm that packs a platform tarball whose claude is a
+// script printing version, or fails like npm does when the registry is
+// unreachable. It counts its runs in a file beside it.
+func fakeNPM(t *testing.T, version string, fail bool) (npm, runs string) {
+	t.Helper()
+	dir := t.TempDir()
+	claude := "#!/bin/sh\necho '" + version + " (Claude Code)'\n"
+	tgz := filepath.Join(dir, "pkg.tgz")
+	f, err := os.Create(tgz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	tw := tar.NewWriter(zw)
+	for _, e := range []struct{ name, body string }{
+		{"package/package.json", `{"name":"` + PlatformPackage + `","version":"` + version + `"}`},
+		{"package/claude", claude},
+	} {
+		tw.WriteHeader(&tar.Header{Name: e.name, Mode: 0o755, Size: int64(len(e.body)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(e.body))
+	}
+	tw.Close()
+	zw.Close()
+	f.Close()
+	runs = filepath.Join(dir, "runs")
+	script := "#!/bin/sh\necho run >> " + runs + "\n"
+	if fail {
+		script += "echo 'npm error code ECONNREFUSED' >&2\necho 'npm error syscall connect' >&2\necho 'npm error A complete log of this run can be found in: /x.log' >&2\nexit 1\n"
+	} else {
+		// npm pack --loglevel=error ... --pack-destination DIR SPEC
+		script += `while [ $# -gt 0 ]; do [ "$1" = --pack-destination ] && dest=$2; shift; done
+cp ` + tgz + ` "$dest/anthropic-ai-claude-code-linux-x64.tgz"
+`
+	}
+	npm = filepath.Join(dir, "npm")
+	if err := os.WriteFile(npm, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return npm, runs
+}
+
+func countRuns(path string) int {
+	b, _ := os.ReadFile(path)
+	return strings.Count(string(b), "run")
+}
+
+func TestInstallIsIdempotent(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("the installer fetches the linux-x64 package only")
+	}
+	npm, runs := fakeNPM(t, "2.1.332", false)
+	in := Installer{Cache: filepath.Join(t.TempDir(), "cache"), NPM: npm}
+	for i := 0; i < 2; i++ {
+		bin, err := in.Install(context.Background(), "2.1.332")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bin != filepath.Join(in.Cache, "2.1.332", "claude") {
+			t.Errorf("binary at %s", bin)
+		}
+	}
+	if n := countRuns(runs); n != 1 {
+		t.Errorf("npm ran %d times for two installs, want 1", n)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(in.Cache, ".install-*"))
+	if len(leftovers) != 0 {
+		t.Errorf("staging left behind: %v", leftovers)
+	}
+}
+
+func TestInstallRefusesAWrongBinary(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("the installer fetches the linux-x64 package only")
+	}
+	npm, _ := fakeNPM(t, "2.1.100", false) // the registry hands back another version
+	in := Installer{Cache: t.TempDir(), NPM: npm}
+	_, err := in.Install(context.Background(), "2.1.332")
+	if _, skip := IsSkip(err); err == nil || skip {
+		t.Fatalf("err = %v, want a real failure", err)
+	}
+	if _, err := os.Stat(in.Binary("2.1.332")); err == nil {
+		t.Error("a wrong binary was installed")
+	}
+}
+
+func TestUnreachableRegistryIsASkip(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("the installer fetches the linux-x64 package only")
+	}
+	npm, _ := fakeNPM(t, "2.1.332", true)
+	in := Installer{Cache: t.TempDir(), NPM: npm}
+	_, err := in.Install(context.Background(), "2.1.332")
+	reason, skip := IsSkip(err)
+	if !skip || !strings.Contains(reason, "code ECONNREFUSED; syscall connect") || strings.Contains(reason, "complete log") {
+		t.Fatalf("err = %v (skip %v)", err, skip)
+	}
+	in.NPM = filepath.Join(t.TempDir(), "no-npm-here")
+	if _, skip := IsSkip(func() error { _, err := in.Install(context.Background(), "2.1.332"); return err }()); !skip {
+		t.Error("a missing npm should be a skip")
+	}
+}
+
+func TestCacheDirAndVersions(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	cases := []struct {
+		getenv func(string) string
+		want   []string
+	}{
+		{env(), []string{"/home/a/.cache/forgectl-contract", Current, Older}},
+		{env("XDG_CACHE_HOME", "/xdg"), []string{"/xdg/forgectl-contract", Current, Older}},
+		{env("XDG_CACHE_HOME", "relative"), []string{"/home/a/.cache/forgectl-contract", Current, Older}},
+		{env("FORGECTL_CONTRACT_CACHE", "/c", "XDG_CACHE_HOME", "/xdg", "FORGECTL_CONTRACT_CURRENT", "2.2.0", "FORGECTL_CONTRACT_OLDER", "2.1.300"),
+			[]string{"/c", "2.2.0", "2.1.300"}},
+	}
+	for _, c := range cases {
+		cur, old := Versions(c.getenv)
+		if diff := cmp.Diff(c.want, []string{CacheDir(c.getenv, "/home/a"), cur, old}); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	}
+	for v, ok := range map[string]bool{"2.1.332": true, "10.0.0": true, "2.1": false, "2.1.x": false, "../2.1.3": false, "": false} {
+		if validVersion(v) != ok {
+			t.Errorf("validVersion(%q) = %v", v, !ok)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+//go:build contract
+
+package contract
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"forgectl.dev/tools/fakeapi"
+)
+
+// suite is what every contract test shares: the installed CLIs, the
+// workspace binaries built once, and one loopback API stand-in.
+type suite struct {
+	work    string
+	current string // version
+	older   string
+	claude  map[string]string // version -> binary
+	bin     string            // forgectl, resume-snapshot, resume-restart
+	api     *fakeapi.Server
+	record  string
+}
+
+// theSuite is written once by TestMain before any test runs and only read
+// afterwards; tests cannot be handed arguments any other way.
+var theSuite *suite
+
+func TestMain(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	s, skip, err := setup(ctx)
+	cancel()
+	if skip != "" {
+		fmt.Println("SKIPPED: " + skip)
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "contract: error: "+err.Error())
+		os.Exit(1)
+	}
+	theSuite = s
+	fmt.Printf("contract: claude %s at %s\ncontract: claude %s at %s\ncontract: API stand-in at %s, requests recorded in %s\n",
+		s.current, s.claude[s.current], s.older, s.claude[s.older], s.api.URL(), s.record)
+	code := m.Run()
+	s.api.Close()
+	if code != 0 || os.Getenv("FORGECTL_CONTRACT_KEEP") != "" {
+		fmt.Printf("contract: kept %s (requests.jsonl holds every API request)\n", s.work)
+	} else {
+		os.RemoveAll(s.work)
+	}
+	os.Exit(code)
+}
+
+func setup(ctx context.Context) (*suite, string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return nil, "", fmt.Errorf("tmux is needed: %v", err)
+	}
+	s := &suite{claude: map[string]string{}}
+	s.current, s.older = Versions(os.Getenv)
+	in := Installer{Cache: CacheDir(os.Getenv, home), Log: os.Stderr}
+	for _, v := range []string{s.current, s.older} {
+		bin, err := in.Install(ctx, v)
+		if reason, ok := IsSkip(err); ok {
+			return nil, "cannot install claude " + v + ": " + reason, nil
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		s.claude[v] = bin
+	}
+	if s.work, err = os.MkdirTemp("", "forgectl-contract-"); err != nil {
+		return nil, "", err
+	}
+	if s.work, err = filepath.EvalSymlinks(s.work); err != nil {
+		return nil, "", err
+	}
+	s.bin = filepath.Join(s.work, "bin")
+	for _, mod := range []string{"forgectl", "resume-snapshot", "resume-restart"} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(s.bin, mod), ".")
+		cmd.Dir = filepath.Join("..", "..", mod)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, "", fmt.Errorf("go build %s: %v\n%s", mod, err, out)
+		}
+	}
+	s.record = filepath.Join(s.work, "requests.jsonl")
+	s.api, err = fakeapi.Start(fakeapi.Options{Record: s.record, Slow: 6 * time.Second, Lifetime: 20 * time.Minute})
+	if err != nil {
+		return nil, "", err
+	}
+	return s, "", nil
+}
