@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"text/tabwriter"
 
 	"forgectl.dev/shared/claudever"
@@ -86,6 +87,13 @@ func (a *app) configRows() (*config.Config, []checkRow) {
 func (a *app) claudeRow(ctx context.Context, cfg *config.Config) checkRow {
 	bin, err := config.ClaudeBinary(a.getenv, cfg, a.lookPath)
 	if err != nil {
+		// The native installer's launcher may exist while PATH lacks it: the
+		// update hooks and outdated read it, but launch and resume cannot.
+		if inst, ferr := (claudever.Finder{Getenv: a.getenv, Home: a.home}).Find(ctx); ferr == nil {
+			return checkRow{Check: "claude", Status: "warn",
+				Message: fmt.Sprintf("%s is installed at %s, but %v", inst.Version, inst.Binary, err),
+				Hint:    "add " + filepath.Dir(inst.Binary) + " to PATH, or set FORGECTL_CLAUDE_BIN / [launch.defaults] binary_path"}
+		}
 		return checkRow{Check: "claude", Status: "fail", Message: err.Error(), Hint: "install Claude Code, or set FORGECTL_CLAUDE_BIN / [launch.defaults] binary_path"}
 	}
 	inst, err := claudever.Finder{Getenv: a.getenv, Home: a.home, Binary: bin}.Find(ctx)

@@ -55,6 +55,17 @@ func TestLaunchDoctor(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "fail  claude") {
 		t.Fatalf("missing claude: %d\n%s", r.code, r.stdout)
 	}
+
+	// The native launcher exists but is not on PATH: a warning naming it.
+	vdir := filepath.Join(h.home, ".local", "share", "claude", "versions")
+	os.MkdirAll(vdir, 0o755)
+	os.WriteFile(filepath.Join(vdir, "2.1.332"), []byte("#!/bin/sh\n"), 0o755)
+	os.MkdirAll(filepath.Join(h.home, ".local", "bin"), 0o755)
+	os.Symlink(filepath.Join(vdir, "2.1.332"), filepath.Join(h.home, ".local", "bin", "claude"))
+	r = h.run("launch", "doctor")
+	if r.code != 0 || !strings.Contains(r.stdout, "warn  claude") || !strings.Contains(r.stdout, "2.1.332 is installed at "+filepath.Join(h.home, ".local", "bin", "claude")) {
+		t.Fatalf("launcher off PATH: %d\n%s", r.code, r.stdout)
+	}
 }
 
 func TestDoctorResumeTasks(t *testing.T) {
