@@ -259,6 +259,59 @@ func TestInstallDryRunOnMacOS(t *testing.T) {
 	}
 }
 
+// The job's environment has neither FORGECTL_CONFIG_DIR nor XDG_CONFIG_HOME
+// nor CLAUDE_CONFIG_DIR: install bakes forgectl's config directory as it
+// resolved it, always, and Claude Code's when it was set.
+func TestInstallBakesTheConfigDirectories(t *testing.T) {
+	tests := []struct {
+		name      string
+		env       map[string]string
+		configDir string // under HOME
+		claudeDir string // under HOME; "" when not baked
+	}{
+		{"FORGECTL_CONFIG_DIR", map[string]string{"FORGECTL_CONFIG_DIR": "~/cfg"}, "cfg", ""},
+		{"XDG_CONFIG_HOME", map[string]string{"XDG_CONFIG_HOME": "HOME/xdg"}, "xdg/forgectl", ""},
+		{"neither", map[string]string{}, ".config/forgectl", ""},
+		{"CLAUDE_CONFIG_DIR with a tilde", map[string]string{"XDG_CONFIG_HOME": "HOME/xdg", "CLAUDE_CONFIG_DIR": "~/claude-work"}, "xdg/forgectl", "claude-work"},
+		{"CLAUDE_CONFIG_DIR absolute", map[string]string{"CLAUDE_CONFIG_DIR": "HOME/elsewhere/claude/"}, ".config/forgectl", "elsewhere/claude"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.claude("2.1.1")
+			forgectl := filepath.Join(w.home, "bin", "forgectl")
+			os.WriteFile(forgectl, []byte("#!/bin/sh\n"), 0o755)
+			w.env["FORGECTL_SELF"] = forgectl
+			delete(w.env, "FORGECTL_CONFIG_DIR")
+			for k, v := range tc.env {
+				w.env[k] = strings.ReplaceAll(v, "HOME", w.home)
+			}
+			if code := w.run("install", "--dry-run"); code != 0 {
+				t.Fatalf("exit %d\n%s", code, w.stderr.String())
+			}
+			cfg := filepath.Join(w.home, tc.configDir)
+			b := watcher.Bake{
+				Forgectl: forgectl, Claude: w.env["FORGECTL_CLAUDE_BIN"], ConfigDir: cfg,
+				WorkDir: filepath.Join(cfg, "resume-hooks"), Log: filepath.Join(cfg, "resume-hooks", "watcher.log"),
+				Trigger: "systemd",
+			}
+			if tc.claudeDir != "" {
+				b.ClaudeConfigDir = filepath.Join(w.home, tc.claudeDir)
+			}
+			service := watcher.Units(b)[0]
+			if !strings.Contains(w.stdout.String(), service) {
+				t.Fatalf("stdout lacks\n%s\nin\n%s", service, w.stdout.String())
+			}
+			if !strings.Contains(service, `Environment="FORGECTL_CONFIG_DIR=`+cfg+`"`) {
+				t.Fatalf("the service does not bake the config directory:\n%s", service)
+			}
+			if got := strings.Contains(w.stdout.String(), "CLAUDE_CONFIG_DIR"); got != (tc.claudeDir != "") {
+				t.Fatalf("CLAUDE_CONFIG_DIR baked: %v, want %v\n%s", got, tc.claudeDir != "", w.stdout.String())
+			}
+		})
+	}
+}
+
 func TestInstallRefusesAGoRunBuild(t *testing.T) {
 	w := newWorld(t)
 	w.goos = "darwin"

@@ -30,8 +30,11 @@
 // all, then give up until the next version. A command hook runs its argv
 // with no shell, with FORGECTL_HARNESS, FORGECTL_OLD_VERSION and
 // FORGECTL_NEW_VERSION in its environment, in a process group of its own
-// that is killed at the hook's timeout; its stdout is discarded and its
-// stderr goes to the log. A failing hook never stops the next.
+// that is killed at the hook's timeout. Neither its stdout nor its stderr
+// is passed on: of a failed command only the redacted stderr tail described
+// below is kept, in its audit line and in the log. A failing hook never
+// stops the next, and neither does an audit line that cannot be written
+// (a full disk): that is reported in the log and the run exits 1.
 //
 // Each hook appends one JSON line to resume-hooks/runs.jsonl (0600, rotated
 // to runs.jsonl.1 at 1 MiB): time, event ("hook", "install", "uninstall"),
@@ -65,23 +68,32 @@
 // ~/Library/LaunchAgents, running `<forgectl> resume hooks run` when the
 // claude binary's path or its directory changes, at load, and every 30
 // minutes, with FORGECTL_CLAUDE_BIN, FORGECTL_HERDR_BIN, PATH,
+// FORGECTL_CONFIG_DIR (always: the directory install resolved, from
+// FORGECTL_CONFIG_DIR or XDG_CONFIG_HOME), CLAUDE_CONFIG_DIR and
 // HERDR_SOCKET_PATH (when set) and FORGECTL_HOOKS_TRIGGER=launchd baked in,
 // and its working directory and log (watcher.log, moved to watcher.log.1 past
-// 1 MiB) under resume-hooks/. Linux: systemd user units
-// forgectl-resume-hooks.{service,path,timer}; without a systemd user
-// instance, install prints the units and a cron line and exits 1. A go run
-// build of forgectl is refused (exit 2). --dry-run prints the files only.
+// 1 MiB) under resume-hooks/. The job runs with umask 077 and the log is
+// created 0600 by install and made 0600 again by every run, since a bare
+// token can survive the redaction. launchd and systemd wait 120 seconds
+// after SIGTERM before killing the job, so a signalled run can let a
+// restart finish a relaunch (up to 90 seconds) and post its notification.
+// Linux: systemd user units forgectl-resume-hooks.{service,path,timer};
+// without a systemd user instance, install prints the units and a cron line
+// and exits 1. A go run build of forgectl is refused (exit 2). --dry-run
+// prints the files only. A failed install's audit line keeps the reason.
 //
 // # Exit status
 //
 //	0  done (for run: every hook that ran ended ok)
-//	1  a hook failed, timed out or was incomplete; the run was signalled;
-//	   the version did not settle or could not be read; install failed
+//	1  a hook failed, timed out or was incomplete; an audit line could not
+//	   be written; the run was signalled; the version did not settle or
+//	   could not be read; install failed
 //	2  bad usage, an invalid config.toml, or a refused install
 //
 // # Environment
 //
-//	FORGECTL_CONFIG_DIR      forgectl's config directory
+//	FORGECTL_CONFIG_DIR      forgectl's config directory (baked by install)
+//	CLAUDE_CONFIG_DIR        Claude Code's config directory (baked by install when set)
 //	FORGECTL_CLAUDE_BIN      the claude whose version is read (baked by install)
 //	FORGECTL_HERDR_BIN       the herdr the restart runs (baked by install)
 //	FORGECTL_SELF            forgectl's absolute path, set by forgectl when it dispatches

@@ -13,6 +13,7 @@ import (
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/paths"
 )
 
 func (a *app) installer() *watcher.Installer {
@@ -36,9 +37,10 @@ func (a *app) installCommand() *ffcli.Command {
 		LongHelp: `Writes and loads the watcher: on macOS the launchd agent
 local.forgectl.resume-hooks in ~/Library/LaunchAgents/, on Linux the systemd
 user units forgectl-resume-hooks.{service,path,timer}. It bakes in this
-forgectl's absolute path, the claude it watches, herdr, PATH and
-HERDR_SOCKET_PATH: install again after moving any of them or changing herdr
-servers. Safe to repeat.
+forgectl's absolute path, the claude it watches, herdr, PATH, forgectl's
+config directory, and CLAUDE_CONFIG_DIR and HERDR_SOCKET_PATH when set:
+install again after moving any of them, changing herdr servers or either
+config directory. Safe to repeat.
 
 ` + exitcode.Table,
 		FlagSet: fs,
@@ -101,15 +103,25 @@ func (a *app) bake(cfg *config.Config) (watcher.Bake, error) {
 	files := hookstate.FilesFor(fp)
 	b := watcher.Bake{
 		HerdrSocket: a.getenv("HERDR_SOCKET_PATH"),
-		WorkDir:     files.Dir,
-		Log:         files.WatcherLog(),
-		Trigger:     hookstate.TriggerSystemd,
+		// Always: resolved here from FORGECTL_CONFIG_DIR or XDG_CONFIG_HOME,
+		// neither of which the job's environment carries.
+		ConfigDir: fp.Root,
+		WorkDir:   files.Dir,
+		Log:       files.WatcherLog(),
+		Trigger:   hookstate.TriggerSystemd,
 	}
 	if a.goos == "darwin" {
 		b.Trigger = hookstate.TriggerLaunchd
 	}
-	if a.getenv("FORGECTL_CONFIG_DIR") != "" {
-		b.ConfigDir = fp.Root
+	if a.getenv("CLAUDE_CONFIG_DIR") != "" {
+		// Resolved as Claude Code resolves it ("~" expanded, relative to
+		// where install runs), since the job starts elsewhere.
+		dir, err := filepath.Abs(paths.ClaudeFrom(a.getenv, a.home).Root)
+		if err != nil {
+			a.errorf("CLAUDE_CONFIG_DIR: %v", err)
+			return b, exitError(exitcode.Failed)
+		}
+		b.ClaudeConfigDir = dir
 	}
 	var err error
 	b.Forgectl, err = watcher.FindForgectl(a.getenv, a.self, a.lookPath)

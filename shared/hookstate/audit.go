@@ -57,7 +57,8 @@ type Record struct {
 	// redacted (see resume-hooks).
 	StderrTail string `json:"stderr_tail,omitempty"`
 	// Detail is a short machine-written note: why a hook could not start,
-	// the watcher file written by an install.
+	// the watcher file written by an install, and for a failed install or
+	// uninstall that file and why it failed.
 	Detail string `json:"detail,omitempty"`
 	// Resume lists the sessions a restart left stopped or unresumed, each
 	// as the command that resumes it.

@@ -24,8 +24,8 @@ type Spec struct {
 	Timeout time.Duration
 	// Stdout receives the standard output; nil discards it.
 	Stdout io.Writer
-	// Stderr also receives the standard error (the watcher log); nil
-	// discards it. The tail is kept in Result.Captured either way.
+	// Stderr also receives the standard error; nil passes it nowhere.
+	// The tail is kept in Result.Captured either way.
 	Stderr io.Writer
 	// KeepStdout collects standard output in Result.Stdout (up to
 	// Capture bytes) instead of passing it to Stdout: the restart's JSON.

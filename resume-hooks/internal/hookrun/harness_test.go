@@ -165,10 +165,11 @@ func (g *rig) script(name, body string) string {
 	return p
 }
 
-// lines reads a file the hooks append to, one entry per line.
+// lines reads a file the hooks append to, one entry per line. A file a
+// shell's >> has created but not yet written holds no entry.
 func (g *rig) lines(name string) []string {
 	b, err := os.ReadFile(filepath.Join(g.dir, name))
-	if err != nil {
+	if err != nil || len(b) == 0 {
 		return nil
 	}
 	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")

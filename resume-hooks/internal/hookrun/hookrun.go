@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,9 @@ const (
 	// RestartBackstop is how far past its waiting timeout a restart may run
 	// (stopping, relaunching, confirming) before it is killed as hung.
 	RestartBackstop = 15 * time.Minute
+	// NotifyTimeout bounds posting the notification for sessions a restart
+	// left stopped, which may happen after the run was signalled.
+	NotifyTimeout = 10 * time.Second
 	// lockPoll is how often a waiting run tries the lock again.
 	lockPoll = 200 * time.Millisecond
 )
@@ -99,6 +103,10 @@ const (
 // errInterrupted ends a run stopped by SIGTERM, SIGINT or SIGHUP.
 var errInterrupted = errors.New("interrupted")
 
+// errAudit is a hook whose audit line could not be appended; the run goes
+// on and exits 1.
+var errAudit = errors.New("cannot append to the audit trail")
+
 func (r *Runner) logf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if r.Trigger != hookstate.TriggerManual {
@@ -120,6 +128,12 @@ func (r *Runner) Run(ctx context.Context, dryRun bool) int {
 	if err := fsutil.MkdirPrivate(r.Files.Dir); err != nil {
 		r.errorf("cannot create %s: %v", r.Files.Dir, err)
 		return exitFailed
+	}
+	// The log can hold a bare token a hook's tail let through; one created
+	// by an older install, or under a looser umask, is made owner-only
+	// before it is moved or written again.
+	if err := tighten(r.Files); err != nil {
+		r.errorf("cannot make the watcher log owner-only: %v", err)
 	}
 	// launchd reopens the log for every run, so moving it here is enough.
 	if _, err := audit.Rotate(r.Files.WatcherLog(), r.Files.WatcherLogRotated(), 0); err != nil {
@@ -154,9 +168,9 @@ func (r *Runner) run(ctx context.Context) (int, error) {
 	}
 	code := exitOK
 	for pass := 1; pass <= MaxPasses; pass++ {
-		cur, err := r.ReadVersion(ctx)
+		cur, err := r.readVersion(ctx)
 		if err != nil {
-			return exitFailed, fmt.Errorf("cannot read the installed %s version: %w", r.Harness, err)
+			return exitFailed, err
 		}
 		rec, recorded := st.Harness(r.Harness)
 		if !recorded {
@@ -193,7 +207,10 @@ func (r *Runner) run(ctx context.Context) (int, error) {
 				return exitFailed, errInterrupted
 			}
 			out, err := r.runHook(ctx, h, rec.Version, v, 1)
-			if err != nil {
+			switch {
+			case errors.Is(err, errAudit):
+				failed = true
+			case err != nil:
 				return exitFailed, err
 			}
 			if out != hookstate.OutcomeOK {
@@ -251,12 +268,16 @@ func (r *Runner) retryPending(ctx context.Context, st hookstate.State, rec hooks
 	next.Attempts++
 	r.logf("forgectl: retrying the pending restart for %s %s (attempt %d of %d)", r.Harness, p.Version, next.Attempts, hookstate.MaxRestartAttempts)
 	outcome := hookstate.OutcomeOK
+	auditFailed := false
 	for _, h := range restarts {
 		if ctx.Err() != nil {
 			return exitFailed, errInterrupted
 		}
 		out, err := r.runHook(ctx, h, p.OldVersion, p.Version, next.Attempts)
-		if err != nil {
+		switch {
+		case errors.Is(err, errAudit):
+			auditFailed = true
+		case err != nil:
 			return exitFailed, err
 		}
 		if out != hookstate.OutcomeOK {
@@ -278,8 +299,37 @@ func (r *Runner) retryPending(ctx context.Context, st hookstate.State, rec hooks
 		rec.Pending = &next
 		code = exitFailed
 	}
+	if auditFailed {
+		code = exitFailed
+	}
 	st.Harnesses[r.Harness] = rec
 	return code, r.save(st)
+}
+
+// tighten makes the store's directory 0700 and the watcher logs 0600.
+func tighten(f hookstate.Files) error {
+	if err := os.Chmod(f.Dir, fsutil.DirPerm); err != nil {
+		return err
+	}
+	for _, p := range []string{f.WatcherLog(), f.WatcherLogRotated()} {
+		if err := os.Chmod(p, fsutil.FilePerm); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// readVersion is ReadVersion with its failure worded for the log; a read
+// cut short by a signal is the run being stopped, not a broken claude.
+func (r *Runner) readVersion(ctx context.Context) (string, error) {
+	v, err := r.ReadVersion(ctx)
+	switch {
+	case err == nil:
+		return v, nil
+	case ctx.Err() != nil:
+		return "", errInterrupted
+	}
+	return "", fmt.Errorf("cannot read the installed %s version: %w", r.Harness, err)
 }
 
 // settle re-reads a changed version until two reads in a row agree, up to
@@ -293,6 +343,9 @@ func (r *Runner) settle(ctx context.Context, first string) (string, error) {
 		}
 		v, err := r.ReadVersion(ctx)
 		if err != nil {
+			if ctx.Err() != nil {
+				return "", errInterrupted
+			}
 			// A link caught mid-replacement: this read agrees with nothing.
 			prev = ""
 			continue

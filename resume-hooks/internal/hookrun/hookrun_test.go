@@ -3,6 +3,7 @@ package hookrun
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -405,14 +406,28 @@ exit 2
 	g.install("2.1.1")
 	g.run()
 	g.install("2.1.2")
+	// As under launchd: the run's stdout and stderr are watcher.log.
+	g.r.Trigger = hookstate.TriggerLaunchd
+	log, err := os.OpenFile(g.files.WatcherLog(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.r.Stdout, g.r.Stderr = log, log
 	g.run()
+	log.Close()
 	raw, err := os.ReadFile(g.files.Runs())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, leak := range []string{"SECRET", "pa55word", "abcdefgh12345", "stdout line", "ok output", "ok stderr", g.dir, "\x1b"} {
-		if strings.Contains(string(raw), leak) {
-			t.Errorf("runs.jsonl holds %q:\n%s", leak, raw)
+	logged, err := os.ReadFile(g.files.WatcherLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{"runs.jsonl": string(raw), "watcher.log": string(logged)} {
+		for _, leak := range []string{"SECRET", "pa55word", "abcdefgh12345", "Authorization", "stdout line", "ok output", "ok stderr", g.dir, "\x1b"} {
+			if strings.Contains(content, leak) {
+				t.Errorf("%s holds %q:\n%s", name, leak, content)
+			}
 		}
 	}
 	recs := g.records()
@@ -425,6 +440,18 @@ exit 2
 	}
 	if recs[0].Hook.Program != "noisy" || recs[1].StderrTail != "" || recs[1].Outcome != "ok" {
 		t.Fatalf("records %+v / %+v", recs[0], recs[1])
+	}
+	// The log keeps the same redacted tail, and only for the failed hook.
+	wantLog := "forgectl: hook 1: command noisy: stderr tail (redacted):\n" +
+		"    posting to [arg 2] failed\n" +
+		"    [line withheld: may hold a credential]\n" +
+		"    [line withheld: may hold a credential]\n" +
+		`    colour \x1b[31mred\x1b[0m done` + "\n"
+	if !strings.Contains(string(logged), wantLog) {
+		t.Errorf("watcher.log lacks the redacted tail:\n%s", logged)
+	}
+	if n := strings.Count(string(logged), "stderr tail"); n != 1 {
+		t.Errorf("watcher.log has %d stderr tails, want 1 (the failed hook's):\n%s", n, logged)
 	}
 }
 
@@ -561,5 +588,134 @@ exit 0
 	}
 	if p := g.state().Pending; p == nil || p.Attempts != 1 {
 		t.Fatalf("pending %+v", p)
+	}
+}
+
+// A signal to the run is when a restart leaves sessions stopped; the
+// notification naming them must still go out, on a context of its own.
+func TestNotificationSurvivesTheSignal(t *testing.T) {
+	g := newRig(t)
+	g.r.Trigger = hookstate.TriggerLaunchd
+	// Plays resume-restart stopping mid-relaunch on SIGTERM: the session
+	// was signalled and is not resumed.
+	g.r.RestartArgv = []string{g.script("resume-restart", `
+trap 'echo "[{\"session_id\":\"0123abcd-aaaa\",\"outcome\":\"failed\",\"reason\":\"interrupted\",\"signalled\":true,\"command\":\"forgectl resume 0123abcd-aaaa\"}]"; exit 1' TERM
+touch "$RIG/restart.started"
+while :; do sleep 0.05; done
+`), "restart", "--outdated"}
+	// Each post as its message, whether its context was live, and whether
+	// it was bounded.
+	var posted []string
+	g.r.Notify = func(ctx context.Context, _, msg string) error {
+		_, bounded := ctx.Deadline()
+		posted = append(posted, fmt.Sprintf("%s | live %v | bounded %v", msg, ctx.Err() == nil, bounded))
+		return nil
+	}
+	g.r.Hooks = []Hook{{Position: 1, Kind: KindRestart, Timeout: time.Minute}}
+	g.install("2.1.1")
+	g.run()
+	g.install("2.1.2")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- g.r.Run(ctx, false) }()
+	waitFor(t, func() bool { _, err := os.Stat(filepath.Join(g.dir, "restart.started")); return err == nil })
+	cancel()
+	if code := <-done; code != 1 {
+		t.Fatalf("exit %d\n%s", code, g.stderr)
+	}
+	want := []string{"could not restart 1 session(s) after the claude update; resume with: forgectl resume 0123abcd-aaaa | live true | bounded true"}
+	if d := cmp.Diff(want, posted); d != "" {
+		t.Fatalf("notifications (-want +got):\n%s", d)
+	}
+	if s := g.state(); s.Version != "2.1.1" {
+		t.Fatalf("recorded %q after a signal", s.Version)
+	}
+}
+
+// A full disk (here: runs.jsonl is a directory) costs the audit lines,
+// not the hooks after the one whose line failed.
+func TestAuditFailureDoesNotStopTheHooks(t *testing.T) {
+	g := newRig(t)
+	g.r.Hooks = []Hook{envHook(g, 1), envHook(g, 2)}
+	g.install("2.1.1")
+	g.run()
+	if err := os.Mkdir(g.files.Runs(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	g.install("2.1.2")
+	if code := g.run(); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, g.stderr)
+	}
+	want := []string{"pos1 claude 2.1.1 2.1.2 1", "pos2 claude 2.1.1 2.1.2 1"}
+	if d := cmp.Diff(want, g.lines("hooks.log")); d != "" {
+		t.Fatalf("hooks (-want +got):\n%s", d)
+	}
+	for _, h := range []string{"hook 1: command env-hook: ok", "hook 2: command env-hook: ok"} {
+		if !strings.Contains(g.stderr.String(), "forgectl: error: cannot append to the audit trail ("+h+")") {
+			t.Errorf("the log does not report the lost line of %s:\n%s", h, g.stderr)
+		}
+	}
+	// The hooks ran, so the version is recorded: a rerun would repeat them.
+	if s := g.state(); s.Version != "2.1.2" {
+		t.Fatalf("recorded %q", s.Version)
+	}
+}
+
+func TestSignalDuringAVersionReadIsReportedAsOne(t *testing.T) {
+	for _, dry := range []bool{false, true} {
+		t.Run(map[bool]string{false: "run", true: "dry run"}[dry], func(t *testing.T) {
+			g := newRig(t)
+			g.install("2.1.1")
+			g.run()
+			g.r.ReadVersion = func(ctx context.Context) (string, error) {
+				<-ctx.Done()
+				return "", fmt.Errorf("claude --version: %w", ctx.Err())
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if code := g.r.Run(ctx, dry); code != 1 {
+				t.Fatalf("exit %d", code)
+			}
+			if got := g.stderr.String(); !strings.Contains(got, "forgectl: stopped by a signal") || strings.Contains(got, "cannot read") {
+				t.Fatalf("log:\n%s", got)
+			}
+		})
+	}
+}
+
+// watcher.log (and its rotated copy) can hold a bare token; each run makes
+// them owner-only before moving or writing them, as it does the directory.
+func TestRunMakesTheWatcherLogOwnerOnly(t *testing.T) {
+	g := newRig(t)
+	g.install("2.1.1")
+	loose := map[string]os.FileMode{g.files.Dir: 0o755, g.files.WatcherLog(): 0o644, g.files.WatcherLogRotated(): 0o644}
+	if err := os.MkdirAll(g.files.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, mode := range loose {
+		if mode == 0o644 {
+			if err := os.WriteFile(p, []byte("older\n"), mode); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Chmod, as WriteFile and MkdirAll go through the umask.
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code := g.run(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, g.stderr)
+	}
+	got := map[string]os.FileMode{}
+	for _, p := range []string{g.files.Dir, g.files.WatcherLog(), g.files.WatcherLogRotated()} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[filepath.Base(p)] = st.Mode().Perm()
+	}
+	want := map[string]os.FileMode{"resume-hooks": 0o700, "watcher.log": 0o600, "watcher.log.1": 0o600}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("modes (-want +got):\n%s", d)
 	}
 }

@@ -19,8 +19,9 @@ import (
 )
 
 // runHook runs one hook, appends its audit record and returns its outcome.
-// The error is errInterrupted when the run was signalled meanwhile, or a
-// failure to write the audit trail.
+// The error is errInterrupted when the run was signalled meanwhile, else
+// errAudit when the record could not be appended (already reported: the
+// remaining hooks still run).
 func (r *Runner) runHook(ctx context.Context, h Hook, old, new string, attempt int) (string, error) {
 	rec := hookstate.Record{
 		Time: r.Now().UTC(), Event: hookstate.EventHook, Trigger: r.Trigger,
@@ -46,13 +47,21 @@ func (r *Runner) runHook(ctx context.Context, h Hook, old, new string, attempt i
 		status += ": " + rec.Detail
 	}
 	r.logf("forgectl: %s: %s after %s", h.Describe(), status, res.Duration.Round(10*time.Millisecond))
-	if err := audit.Append(r.Files, rec); err != nil {
-		return rec.Outcome, fmt.Errorf("cannot append to the audit trail: %w", err)
+	if rec.StderrTail != "" {
+		// The same redacted tail the audit line keeps, never more: the
+		// command's own stderr is not passed to the log.
+		r.logf("forgectl: %s: stderr tail (redacted):\n    %s", h.Describe(), strings.ReplaceAll(rec.StderrTail, "\n", "\n    "))
+	}
+	var err error
+	if aerr := audit.Append(r.Files, rec); aerr != nil {
+		// A full disk must not cost the hooks after this one their run.
+		r.errorf("cannot append to the audit trail (%s: %s): %v", h.Describe(), rec.Outcome, aerr)
+		err = errAudit
 	}
 	if res.Interrupted || ctx.Err() != nil {
 		return rec.Outcome, errInterrupted
 	}
-	return rec.Outcome, nil
+	return rec.Outcome, err
 }
 
 func (r *Runner) command(ctx context.Context, h Hook, old, new string, rec *hookstate.Record) hookexec.Result {
@@ -60,9 +69,9 @@ func (r *Runner) command(ctx context.Context, h Hook, old, new string, rec *hook
 		Argv:    h.Command,
 		Env:     withHookEnv(r.Env, r.Harness, old, new),
 		Timeout: h.Timeout,
-		// Stdout is never stored; stderr goes to the log (the watcher's
-		// file under launchd) and its tail is kept only on failure.
-		Stderr: r.Stderr,
+		// Neither stream is passed on: stdout is never stored, and stderr
+		// (which can echo a token from the argv or an auth header) is only
+		// captured, for the redacted tail of a failed run.
 	})
 	rec.ExitStatus, rec.Signal = res.ExitStatus, res.Signal
 	switch {
@@ -180,7 +189,12 @@ func (r *Runner) restart(ctx context.Context, h Hook, rec *hookstate.Record) hoo
 	if len(rec.Resume) > 0 && r.Notify != nil && r.Trigger != hookstate.TriggerManual {
 		msg := fmt.Sprintf("could not restart %d session(s) after the %s update; resume with: %s",
 			len(rec.Resume), r.Harness, strings.Join(rec.Resume, "; "))
-		if err := r.Notify(ctx, "forgectl resume hooks", msg); err != nil {
+		// A signalled run is exactly when sessions are left stopped, so
+		// the notification outlives the run's context, bounded on its own.
+		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), NotifyTimeout)
+		err := r.Notify(nctx, "forgectl resume hooks", msg)
+		cancel()
+		if err != nil {
 			r.errorf("cannot post the notification: %v", err)
 		}
 	}

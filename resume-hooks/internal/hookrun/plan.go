@@ -2,6 +2,7 @@ package hookrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"forgectl.dev/shared/hookstate"
@@ -15,9 +16,13 @@ func (r *Runner) plan(ctx context.Context) int {
 		r.errorf("cannot read the hooks state: %v", err)
 		return exitFailed
 	}
-	cur, err := r.ReadVersion(ctx)
+	cur, err := r.readVersion(ctx)
+	if errors.Is(err, errInterrupted) {
+		r.logf("forgectl: stopped by a signal")
+		return exitFailed
+	}
 	if err != nil {
-		r.errorf("cannot read the installed %s version: %v", r.Harness, err)
+		r.errorf("%v", err)
 		return exitFailed
 	}
 	out := r.Stdout

@@ -24,20 +24,29 @@ const Withheld = "[line withheld: may hold a credential]"
 // ("-v", "1") carry no secret and scrubbing them would shred ordinary text.
 const MinArgLen = 3
 
+// quoted is what may sit between a key and its ":" or "=": a closing
+// quote, bare or escaped once or more (JSON inside a JSON string).
+const quoted = `(\\*["'])?\s*[:=]`
+
 var (
 	// userinfo in a URL: scheme://user:pass@host, or a token as the user.
 	urlCredential = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://[^\s/?#@]+@`)
+	// a query parameter that carries a credential: ?key=, &sig=,
+	// access_token=, X-Amz-Signature=, X-Amz-Credential=, client_secret=.
+	queryCredential = regexp.MustCompile(`(?i)[?&;][a-z0-9_.-]*(key|sig|token|secret|passw|pwd|auth|credential)[a-z0-9_.-]*=`)
 	// headers, keys and schemes that carry credentials, however quoted.
 	authHeader = regexp.MustCompile(`(?i)` + strings.Join([]string{
-		`(proxy-)?authori[sz]ation["']?\s*[:=]`,
-		`(^|[^a-z])(set-)?cookie["']?\s*[:=]`,
+		`(proxy-)?authori[sz]ation` + quoted,
+		`(^|[^a-z])(set-)?cookie` + quoted,
 		`x-[a-z0-9-]*(api|auth|access)[-_]?(key|token)`,
-		`api[-_]?key["']?\s*[:=]`,
-		`token["']?\s*[:=]`,
+		`api[-_]?key` + quoted,
+		`(secret|private|access|signing|client|account|master|encryption)[-_]?key` + quoted,
+		`token` + quoted,
 		`\bbearer\s+[a-z0-9._~+/=-]{6,}`,
 		`\bbasic\s+[a-z0-9+/]{8,}`,
-		`passw(or)?d["']?\s*[:=]`,
-		`secret["']?\s*[:=]`,
+		`passw(or)?d` + quoted,
+		`secret` + quoted,
+		`credentials?` + quoted,
 	}, "|"))
 )
 
@@ -49,7 +58,7 @@ func Tail(stderr []byte, args []string) string {
 	text = scrubArgs(text, args)
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	for i, line := range lines {
-		if urlCredential.MatchString(line) || authHeader.MatchString(line) {
+		if urlCredential.MatchString(line) || queryCredential.MatchString(line) || authHeader.MatchString(line) {
 			lines[i] = Withheld
 			continue
 		}
@@ -88,9 +97,11 @@ func scrubArgs(text string, args []string) string {
 	return text
 }
 
-// escape makes control characters visible: C0 (tab included), DEL, C1, and
-// the bidi and zero-width formatting characters that can make a line read
-// as something else in a terminal.
+// escape makes control characters visible: C0 (tab included), DEL, C1, the
+// line and paragraph separators (U+2028, U+2029: a new line to some
+// readers, and not valid raw in a JavaScript string), and the bidi and
+// invisible formatting characters that can make a line read as something
+// else in a terminal.
 func escape(line string) string {
 	var b strings.Builder
 	for _, r := range line {
@@ -98,7 +109,8 @@ func escape(line string) string {
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case r >= 0x80 && r <= 0x9f,
-			r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
+			r == 0x061c, r >= 0x200b && r <= 0x200f, r == 0x2028, r == 0x2029,
+			r >= 0x202a && r <= 0x202e, r >= 0x2060 && r <= 0x2069, r == 0xfeff:
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)

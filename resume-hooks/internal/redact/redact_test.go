@@ -60,6 +60,51 @@ func TestTail(t *testing.T) {
 			want:   strings.Repeat(Withheld+"\n", 3) + "plain line",
 		},
 		{
+			name: "keys inside JSON that is itself inside a string",
+			stderr: `body: {\"password\": \"hunter2\"}` + "\n" +
+				`{\"token\":\"abc\"}` + "\n" +
+				`{\\\"api_key\\\": \"k\"}` + "\n" +
+				`{'secret' : 'x'}` + "\n" +
+				`{\"authorization\":\"Basic x\"}` + "\n" +
+				"done\n",
+			want: strings.Repeat(Withheld+"\n", 5) + "done",
+		},
+		{
+			name: "credentials in a URL's query string",
+			stderr: "GET https://api.example/v1?key=AIzaSyD-abc\n" +
+				"PUT https://acct.blob.example/c/b?sv=2022&se=2026&sig=abc%2Bdef\n" +
+				"redirect to https://app.example/cb#state=1&access_token=ya29.x\n" +
+				"https://example.com/search?q=hello&page=2\n",
+			want: strings.Repeat(Withheld+"\n", 3) + "https://example.com/search?q=hello&page=2",
+		},
+		{
+			name: "signed URLs and OAuth client secrets",
+			stderr: "https://bucket.s3.example/o?X-Amz-Algorithm=AWS4&X-Amz-Credential=AKIA%2F2026&X-Amz-Date=1\n" +
+				"https://bucket.s3.example/o?X-Amz-Date=1&X-Amz-Signature=0123abcd\n" +
+				"POST /oauth/token?grant_type=x&client_secret=s3cr3t\n" +
+				"HTTP 403\n",
+			want: strings.Repeat(Withheld+"\n", 3) + "HTTP 403",
+		},
+		{
+			name: "cloud credential files and keys named for what they unlock",
+			stderr: "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG\n" +
+				"AWS_SESSION_TOKEN=FwoGZXIvYXdzE\n" +
+				"\"private_key\": \"-----BEGIN PRIVATE KEY-----\"\n" +
+				"credentials: abc\n" +
+				"exit status 3\n",
+			want: strings.Repeat(Withheld+"\n", 4) + "exit status 3",
+		},
+		{
+			name:   "ordinary words near keys are left alone",
+			stderr: "tokens used: 1200\nprimary monkey business\nPWD=/home/me\n",
+			want:   "tokens used: 1200\nprimary monkey business\nPWD=/home/me",
+		},
+		{
+			name:   "line and paragraph separators and invisible formatting are escaped",
+			stderr: "one\u2028two\u2029three \u2060joined\u061c\n",
+			want:   `one\u2028two\u2029three \u2060joined\u061c`,
+		},
+		{
 			name:   "control characters are escaped",
 			stderr: "\x1b[31mred\x1b[0m\tand\rbell\a \u202eevil \u0085\n",
 			want:   `\x1b[31mred\x1b[0m\x09and\x0dbell\x07 \u202eevil \u0085`,

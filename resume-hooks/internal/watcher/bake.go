@@ -28,8 +28,13 @@ type Bake struct {
 	Herdr    string // FORGECTL_HERDR_BIN; empty when herdr was not found
 	// HerdrSocket is HERDR_SOCKET_PATH, copied when set.
 	HerdrSocket string
-	// ConfigDir is FORGECTL_CONFIG_DIR, baked only when it was set.
+	// ConfigDir is FORGECTL_CONFIG_DIR: forgectl's config directory as
+	// install resolved it, baked always, since the job's environment has
+	// no XDG_CONFIG_HOME to resolve it the same way.
 	ConfigDir string
+	// ClaudeConfigDir is CLAUDE_CONFIG_DIR, resolved and baked when it was
+	// set at install: without it the restart would look in ~/.claude.
+	ClaudeConfigDir string
 	// WorkDir is resume-hooks/ under the config directory; Log is
 	// watcher.log in it.
 	WorkDir string
@@ -58,10 +63,11 @@ func (b Bake) PathVar() string {
 
 // Env is the watcher's environment, sorted by name.
 func (b Bake) Env() [][2]string {
-	env := [][2]string{{"FORGECTL_CLAUDE_BIN", b.Claude}}
-	if b.ConfigDir != "" {
-		env = append(env, [2]string{"FORGECTL_CONFIG_DIR", b.ConfigDir})
+	var env [][2]string
+	if b.ClaudeConfigDir != "" {
+		env = append(env, [2]string{"CLAUDE_CONFIG_DIR", b.ClaudeConfigDir})
 	}
+	env = append(env, [2]string{"FORGECTL_CLAUDE_BIN", b.Claude}, [2]string{"FORGECTL_CONFIG_DIR", b.ConfigDir})
 	if b.Herdr != "" {
 		env = append(env, [2]string{"FORGECTL_HERDR_BIN", b.Herdr})
 	}
@@ -79,12 +85,20 @@ func (b Bake) WatchPaths() []string {
 	return []string{b.Claude, filepath.Dir(b.Claude)}
 }
 
-// Validate refuses values no service file can carry faithfully.
+// Validate refuses values no service file can carry faithfully, and a bake
+// missing a path the watcher cannot run without.
 func (b Bake) Validate() error {
-	for _, v := range []struct{ name, val string }{
-		{"forgectl", b.Forgectl}, {"claude", b.Claude}, {"herdr", b.Herdr},
-		{"HERDR_SOCKET_PATH", b.HerdrSocket}, {"the config directory", b.ConfigDir}, {"the config directory", b.WorkDir},
+	for _, v := range []struct {
+		name, val string
+		required  bool
+	}{
+		{"forgectl", b.Forgectl, true}, {"claude", b.Claude, true}, {"herdr", b.Herdr, false},
+		{"HERDR_SOCKET_PATH", b.HerdrSocket, false}, {"CLAUDE_CONFIG_DIR", b.ClaudeConfigDir, false},
+		{"the config directory", b.ConfigDir, true}, {"the config directory", b.WorkDir, true}, {"the config directory", b.Log, true},
 	} {
+		if v.required && v.val == "" {
+			return fmt.Errorf("the watcher needs the path of %s", v.name)
+		}
 		if strings.ContainsFunc(v.val, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 			return fmt.Errorf("the path of %s holds a control character: %q", v.name, v.val)
 		}

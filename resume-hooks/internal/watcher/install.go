@@ -163,13 +163,28 @@ func (in *Installer) installSystemd(ctx context.Context, b Bake, dryRun bool) er
 	return in.record(hookstate.EventInstall, files[0], nil)
 }
 
-// prepare creates the working directory and log's directory, owner-only:
-// launchd refuses to start a job whose WorkingDirectory is missing.
+// prepare creates the working directory and the log, owner-only: launchd
+// refuses to start a job whose WorkingDirectory is missing, and the log can
+// hold a bare token a failed hook's tail let through, so it must not be
+// left for the service manager to create through some looser umask.
 func (in *Installer) prepare(b Bake) error {
-	if err := fsutil.MkdirPrivate(b.WorkDir); err != nil {
+	for _, dir := range []string{b.WorkDir, filepath.Dir(b.Log)} {
+		if err := fsutil.MkdirPrivate(dir); err != nil {
+			return err
+		}
+		if err := os.Chmod(dir, fsutil.DirPerm); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(b.Log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, fsutil.FilePerm)
+	if err != nil {
 		return err
 	}
-	return os.Chmod(b.WorkDir, fsutil.DirPerm)
+	if err := f.Chmod(fsutil.FilePerm); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // Uninstall unloads and removes the watcher; it is safe to repeat.
@@ -244,11 +259,13 @@ func anyExist(files []string) bool {
 	return false
 }
 
-// record appends the install or uninstall line and passes err through.
+// record appends the install or uninstall line and passes err through. A
+// failed one keeps the reason, which the terminal that saw it may not.
 func (in *Installer) record(event, file string, err error) error {
 	r := hookstate.Record{Time: in.Now().UTC(), Event: event, Trigger: in.Trigger, Outcome: hookstate.OutcomeOK, Detail: file}
 	if err != nil {
 		r.Outcome, r.ExitStatus = hookstate.OutcomeFailed, 1
+		r.Detail = file + ": " + strings.ReplaceAll(err.Error(), "\n", " ")
 	}
 	if aerr := audit.Append(in.Env.Files, r); aerr != nil {
 		if err != nil {

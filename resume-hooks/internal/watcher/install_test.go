@@ -83,12 +83,13 @@ func (g *installRig) realBake(t *testing.T) Bake {
 	os.MkdirAll(filepath.Dir(link), 0o755)
 	os.Symlink(target, link)
 	return Bake{
-		Forgectl: mk(filepath.Join(g.home, "bin", "forgectl")),
-		Claude:   link,
-		Herdr:    mk(filepath.Join(g.home, "bin", "herdr")),
-		WorkDir:  g.files.Dir,
-		Log:      g.files.WatcherLog(),
-		Trigger:  hookstate.TriggerLaunchd,
+		Forgectl:  mk(filepath.Join(g.home, "bin", "forgectl")),
+		Claude:    link,
+		Herdr:     mk(filepath.Join(g.home, "bin", "herdr")),
+		ConfigDir: filepath.Dir(g.files.Dir),
+		WorkDir:   g.files.Dir,
+		Log:       g.files.WatcherLog(),
+		Trigger:   hookstate.TriggerLaunchd,
 	}
 }
 
@@ -156,12 +157,56 @@ func TestLaunchdInstall(t *testing.T) {
 			if st, _ := os.Stat(g.files.Dir); st == nil || st.Mode().Perm() != 0o700 {
 				t.Fatal("the working directory is missing or not owner-only")
 			}
-			outcome := "ok"
-			if tc.err != "" {
-				outcome = "failed"
+			if st, _ := os.Stat(b.Log); st == nil || st.Mode().Perm() != 0o600 {
+				t.Fatal("the watcher log is missing or not owner-only")
 			}
-			if d := cmp.Diff([]string{"install " + outcome + " " + plist}, g.audit(t)); d != "" {
+			line := "install ok " + plist
+			if tc.err != "" {
+				// The reason is kept, not only the file.
+				line = "install failed " + plist + ": wrote " + plist + " but " + tc.err
+			}
+			if d := cmp.Diff([]string{line}, g.audit(t)); d != "" {
 				t.Fatalf("audit (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// A log an older install left readable (or a looser umask created) is made
+// owner-only by the next install, as is its directory.
+func TestInstallMakesTheLogOwnerOnly(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			g := newInstallRig(t, goos, rule{"launchctl print", []hookstate.Result{{Code: notLoaded}}})
+			b := g.realBake(t)
+			if err := os.MkdirAll(g.files.Dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(g.files.Dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(b.Log, []byte("earlier runs\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(b.Log, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.in.Install(context.Background(), b, false); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]os.FileMode{}
+			for _, p := range []string{g.files.Dir, b.Log} {
+				st, err := os.Stat(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[p] = st.Mode().Perm()
+			}
+			if d := cmp.Diff(map[string]os.FileMode{g.files.Dir: 0o700, b.Log: 0o600}, got); d != "" {
+				t.Fatalf("modes (-want +got):\n%s", d)
+			}
+			if content, _ := os.ReadFile(b.Log); string(content) != "earlier runs\n" {
+				t.Fatalf("the log's content changed: %q", content)
 			}
 		})
 	}
@@ -181,6 +226,10 @@ func TestLaunchdFailedUnloadKeepsTheOldPlist(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(plist); string(got) != "old" {
 		t.Fatalf("the plist was replaced: %q", got)
+	}
+	want := []string{"install failed " + plist + ": cannot unload the loaded watcher (launchctl bootout: exit 1: Boot-out failed: 1: Operation not permitted); the old plist stays in place"}
+	if d := cmp.Diff(want, g.audit(t)); d != "" {
+		t.Fatalf("audit (-want +got):\n%s", d)
 	}
 	for _, c := range g.sh.calls {
 		if strings.Contains(c, "bootstrap") {

@@ -8,6 +8,14 @@ import (
 	"forgectl.dev/shared/hookstate"
 )
 
+// StopTimeout is how long, in seconds, the service manager waits after
+// stopping the watcher with SIGTERM before it kills it: longer than a
+// restart's 90-second relaunch grace plus the notification after it.
+const StopTimeout = 120
+
+// Umask is the watcher's umask (0077): what it creates is owner-only.
+const Umask = 0o077
+
 // Args are the watcher's arguments after the forgectl program.
 var runArgs = []string{"resume", "hooks", "run"}
 
@@ -46,6 +54,15 @@ func Plist(b Bake) string {
 	s.WriteString("\t<true/>\n")
 	key("StartInterval")
 	fmt.Fprintf(&s, "\t<integer>%d</integer>\n", Interval)
+	// launchd's default is a SIGKILL 20 seconds after the SIGTERM; a
+	// signalled run lets a restart finish a relaunch (up to 90 seconds),
+	// then notifies about what it left stopped.
+	key("ExitTimeOut")
+	fmt.Fprintf(&s, "\t<integer>%d</integer>\n", StopTimeout)
+	// The log (and runs.jsonl) can hold a bare token: owner-only from
+	// creation. launchd reads the integer as decimal.
+	key("Umask")
+	fmt.Fprintf(&s, "\t<integer>%d</integer>\n", Umask)
 	key("WorkingDirectory")
 	str("\t", b.WorkDir)
 	key("StandardOutPath")
@@ -88,6 +105,11 @@ func Units(b Bake) []string {
 	// SIGTERM goes to the run alone, which ends the restart's waiting
 	// itself; a restart in mid-relaunch is not signalled behind its back.
 	svc.WriteString("KillMode=mixed\n")
+	// As launchd's ExitTimeOut: the default 90 seconds would kill the run
+	// while it waits out a relaunch's grace.
+	fmt.Fprintf(&svc, "TimeoutStopSec=%d\n", StopTimeout)
+	// Owner-only from creation, as the log can hold a bare token.
+	fmt.Fprintf(&svc, "UMask=%04o\n", Umask)
 
 	var path strings.Builder
 	path.WriteString("[Unit]\n" + desc + "\n[Path]\n")
@@ -144,7 +166,7 @@ func CronLine(b Bake) string {
 		env = append(env, kv[0]+"="+shQuote(kv[1]))
 	}
 	cmd := append([]string{shQuote(b.Forgectl)}, runArgs...)
-	line := fmt.Sprintf("*/%d * * * * cd %s && %s %s >> %s 2>&1", Interval/60, shQuote(b.WorkDir), strings.Join(env, " "), strings.Join(cmd, " "), shQuote(b.Log))
+	line := fmt.Sprintf("*/%d * * * * umask %03o && cd %s && %s %s >> %s 2>&1", Interval/60, Umask, shQuote(b.WorkDir), strings.Join(env, " "), strings.Join(cmd, " "), shQuote(b.Log))
 	// cron turns an unescaped % into a newline.
 	return strings.ReplaceAll(line, "%", `\%`)
 }

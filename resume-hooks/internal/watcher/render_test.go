@@ -20,14 +20,15 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 // "&" and "<" for XML, "%" and "$" and quotes for systemd, "'" for sh.
 func awkward() Bake {
 	return Bake{
-		Forgectl:    "/Users/a b/tools & more/<bin>/forgectl",
-		Claude:      "/Users/a b/.local/bin/claude",
-		Herdr:       `/opt/h&r<dr> 100%/"$HOME"/it's/herdr`,
-		HerdrSocket: "/Users/a b/.config/herdr/herdr.sock",
-		ConfigDir:   "/Users/a b/Library/Application Support/forgectl",
-		WorkDir:     "/Users/a b/Library/Application Support/forgectl/resume-hooks",
-		Log:         "/Users/a b/Library/Application Support/forgectl/resume-hooks/watcher.log",
-		Trigger:     hookstate.TriggerLaunchd,
+		Forgectl:        "/Users/a b/tools & more/<bin>/forgectl",
+		Claude:          "/Users/a b/.local/bin/claude",
+		Herdr:           `/opt/h&r<dr> 100%/"$HOME"/it's/herdr`,
+		HerdrSocket:     "/Users/a b/.config/herdr/herdr.sock",
+		ConfigDir:       "/Users/a b/Library/Application Support/forgectl",
+		ClaudeConfigDir: `/Users/a b/claude & <co> 100% "$x"`,
+		WorkDir:         "/Users/a b/Library/Application Support/forgectl/resume-hooks",
+		Log:             "/Users/a b/Library/Application Support/forgectl/resume-hooks/watcher.log",
+		Trigger:         hookstate.TriggerLaunchd,
 	}
 }
 
@@ -52,7 +53,7 @@ func TestPlistGolden(t *testing.T) {
 	golden(t, "plist", Plist(awkward()))
 }
 
-// plistStrings decodes every <key> and <string> of a plist in order,
+// plistStrings decodes every <key>, <string> and <integer> of a plist in order,
 // proving the XML is well formed and its escaping reversible.
 func plistStrings(t *testing.T, doc string) []string {
 	t.Helper()
@@ -72,7 +73,7 @@ func plistStrings(t *testing.T, doc string) []string {
 		case xml.StartElement:
 			in = tok.Name.Local
 		case xml.CharData:
-			if in == "string" || in == "key" {
+			if in == "string" || in == "key" || in == "integer" {
 				out = append(out, string(tok))
 			}
 		case xml.EndElement:
@@ -88,6 +89,7 @@ func TestPlistRoundTrips(t *testing.T) {
 		"Label", "local.forgectl.resume-hooks",
 		"ProgramArguments", b.Forgectl, "resume", "hooks", "run",
 		"EnvironmentVariables",
+		"CLAUDE_CONFIG_DIR", b.ClaudeConfigDir,
 		"FORGECTL_CLAUDE_BIN", b.Claude,
 		"FORGECTL_CONFIG_DIR", b.ConfigDir,
 		"FORGECTL_HERDR_BIN", b.Herdr,
@@ -95,7 +97,10 @@ func TestPlistRoundTrips(t *testing.T) {
 		"HERDR_SOCKET_PATH", b.HerdrSocket,
 		"PATH", `/Users/a b/.local/bin:/opt/h&r<dr> 100%/"$HOME"/it's:/Users/a b/tools & more/<bin>:/usr/bin:/bin:/usr/sbin:/sbin`,
 		"WatchPaths", b.Claude, "/Users/a b/.local/bin",
-		"RunAtLoad", "StartInterval", "WorkingDirectory", b.WorkDir,
+		"RunAtLoad", "StartInterval", "1800",
+		// launchd kills 120 s after the SIGTERM, not 20; umask 0077.
+		"ExitTimeOut", "120", "Umask", "63",
+		"WorkingDirectory", b.WorkDir,
 		"StandardOutPath", b.Log, "StandardErrorPath", b.Log,
 	}
 	if d := cmp.Diff(want, got); d != "" {
@@ -105,12 +110,42 @@ func TestPlistRoundTrips(t *testing.T) {
 
 func TestPlistLeavesOutWhatIsNotSet(t *testing.T) {
 	b := awkward()
-	b.Herdr, b.HerdrSocket, b.ConfigDir = "", "", ""
+	b.Herdr, b.HerdrSocket, b.ClaudeConfigDir = "", "", ""
 	doc := Plist(b)
-	for _, k := range []string{"FORGECTL_HERDR_BIN", "HERDR_SOCKET_PATH", "FORGECTL_CONFIG_DIR"} {
+	for _, k := range []string{"FORGECTL_HERDR_BIN", "HERDR_SOCKET_PATH", "CLAUDE_CONFIG_DIR"} {
 		if strings.Contains(doc, k) {
 			t.Errorf("plist sets %s though it is unset", k)
 		}
+	}
+	// The config directory is baked always: the job has no XDG_CONFIG_HOME
+	// to find it by.
+	if !strings.Contains(doc, "<key>FORGECTL_CONFIG_DIR</key>") {
+		t.Error("plist lacks FORGECTL_CONFIG_DIR")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*Bake)
+		err    string
+	}{
+		{"complete", func(*Bake) {}, ""},
+		{"no herdr, socket or claude config directory", func(b *Bake) { b.Herdr, b.HerdrSocket, b.ClaudeConfigDir = "", "", "" }, ""},
+		{"no config directory", func(b *Bake) { b.ConfigDir = "" }, "the watcher needs the path of the config directory"},
+		{"no log", func(b *Bake) { b.Log = "" }, "the watcher needs the path of the config directory"},
+		{"a relative claude config directory", func(b *Bake) { b.ClaudeConfigDir = "claude" }, "the path of CLAUDE_CONFIG_DIR is not absolute: claude"},
+		{"a control character in the log", func(b *Bake) { b.Log += "\n" }, "holds a control character"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := awkward()
+			tc.change(&b)
+			err := b.Validate()
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("err = %v, want %q", err, tc.err)
+			}
+		})
 	}
 }
 
@@ -147,13 +182,15 @@ func TestUnitsVerify(t *testing.T) {
 	work := filepath.Join(root, "cfg & <x> 100%", "resume-hooks")
 	os.MkdirAll(work, 0o700)
 	b := Bake{
-		Forgectl:    mk("tools & more/<bin> $x/forgectl"),
-		Claude:      mk("local bin/claude"),
-		Herdr:       mk(`h&r<dr> 100%/"q"/herdr`),
-		HerdrSocket: filepath.Join(root, "sock et"),
-		WorkDir:     work,
-		Log:         filepath.Join(work, "watcher.log"),
-		Trigger:     hookstate.TriggerSystemd,
+		Forgectl:        mk("tools & more/<bin> $x/forgectl"),
+		Claude:          mk("local bin/claude"),
+		Herdr:           mk(`h&r<dr> 100%/"q"/herdr`),
+		HerdrSocket:     filepath.Join(root, "sock et"),
+		ConfigDir:       filepath.Dir(work),
+		ClaudeConfigDir: filepath.Join(root, `claude "$x" 100%`),
+		WorkDir:         work,
+		Log:             filepath.Join(work, "watcher.log"),
+		Trigger:         hookstate.TriggerSystemd,
 	}
 	unitDir := filepath.Join(root, "units")
 	os.MkdirAll(unitDir, 0o755)
