@@ -9,14 +9,17 @@
 // ~/.local/bin/claude when it points into a "versions" directory, else
 // `claude --version` of the claude launch finds ($FORGECTL_CLAUDE_BIN, then
 // [launch.defaults] binary_path, then PATH). Versions compare numerically
-// (2.1.100 > 2.1.99). A session is live when its pid is alive and its kernel
-// start time equals the registry's procStart; a version that does not parse
+// (2.1.100 > 2.1.99). A registry file whose pid is dead (or reused) is
+// skipped; a live pid whose file has no procStart is listed with
+// unverified, and restart never signals it; a version that does not parse
 // is listed with version_unparseable; any status but exactly idle is busy;
 // HERDR_PANE_ID is read from the process's own environment (/proc/<pid>/environ,
 // kern.procargs2 on macOS), empty when unreadable. --json prints a stable
 // array, [] when none; its field table is in --help. Exit 0 whether or not
-// anything is outdated, 1 when the installed version cannot be determined
-// (including a config that does not load), 2 on bad usage.
+// anything is outdated, 1 when the installed version cannot be determined,
+// 2 on bad usage. config.toml is read only to find claude when neither
+// $FORGECTL_CLAUDE_BIN nor the versions symlink settles the version; one
+// that does not load is reported and claude is looked up on PATH.
 //
 // # resume restart --outdated [--session ID]... [--timeout D] [--dry-run] [--json]
 //

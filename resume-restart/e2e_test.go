@@ -991,3 +991,31 @@ func TestE2EClosedOutput(t *testing.T) {
 	r.assertTyped(r.relaunched(c.pane, c.session)...)
 	r.assertResumed(c)
 }
+
+// herdr keeps answering pane_not_found for a pane it still lists: the run
+// reads the list exactly once more, finds no other pane, and ends the
+// session pane_gone, which is incomplete (exit 1) and never signals.
+func TestE2EPaneGoneExitsOne(t *testing.T) {
+	r := newRig(t)
+	c := r.startClaude()
+	r.install(newVersion)
+	r.herdr("admin", "fault", "get", "--times", "0", "--error", "pane_not_found")
+
+	res := r.run(nil, "restart", "--outdated", "--json", "--timeout", "5s")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	r.check(r.outcomes(res), expect{restart.PaneGone, "pane_not_found", c.pane, false})
+	lists := 0
+	for _, call := range r.calls() {
+		if call == "pane list" {
+			lists++
+		}
+	}
+	if lists != 2 {
+		t.Errorf("pane list called %d times, want 2 (plan + one re-read)", lists)
+	}
+	r.assertSignalled()
+	r.assertTyped()
+	r.assertStillRunning(c)
+}

@@ -76,10 +76,13 @@ The installed version is the target of ~/.local/bin/claude when that is a
 symlink into a "versions" directory, otherwise "claude --version" of the
 claude launch would run ($FORGECTL_CLAUDE_BIN, then [launch.defaults]
 binary_path, then PATH). Versions compare numerically per component, so
-2.1.100 is newer than 2.1.99.
+2.1.100 is newer than 2.1.99. config.toml is read only to find claude: one
+that does not load is reported, and claude is then looked up on PATH.
 
-A session is live when its registry file's pid is alive and its kernel start
-time equals the file's procStart; other files are skipped. A version that
+A registry file whose pid is dead, or whose kernel start time differs from
+the file's procStart (a reused pid), is skipped. A live pid whose file has
+no procStart (older claude versions write none) is listed and marked
+unverified; restart never signals it. A version that
 does not parse is listed and marked, never guessed at. Any status other than
 exactly idle reads as busy. HERDR_PANE_ID is the process's own environment
 value, not a verified pane: a claude started inside another session inherits
@@ -111,8 +114,10 @@ so that dim suggestions are not drafts) is empty. A busy session, a draft,
 an unrecognisable screen, a scrolled-back pane or a herdr error other than
 pane_not_found waits, re-checked every few seconds up to --timeout. A failed
 identity or pane check is reported and never signalled. A session with no
-pane, an unparseable version, or one this run is inside is reported with the
-command to resume it by hand.
+pane, an unparseable version, an unverified pid (no procStart), or one this
+run is inside is reported with the command to resume it by hand. Background,
+daemon and SDK-driven sessions (registry kind bg, daemon or daemon-worker;
+entrypoint sdk-*) are skipped as not_interactive.
 
 The stop. First the same capture as "resume snapshot", and the relaunch line
 is rendered: "<forgectl> resume <id>", forgectl's absolute path quoted for
@@ -138,8 +143,8 @@ ENVIRONMENT
   HERDR_SOCKET_PATH, HERDR_SESSION  passed to herdr, which picks its server`
 
 const reasons = `REASONS
-  skipped: version_unparseable, inside_session, no_pane, duplicate_pane,
-           identity_mismatch, pane_mismatch, not_foreground, exited,
+  skipped: version_unparseable, not_interactive, unverified,
+           inside_session, no_pane, duplicate_pane, identity_mismatch, pane_mismatch, not_foreground, exited,
            already_running, not_outdated
   waiting: busy, draft, input_unrecognized, scrolled, herdr_error,
            registry_unreadable, capture_failed, not_checked

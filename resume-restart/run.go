@@ -233,22 +233,32 @@ func (a *app) locations() (home string, claude paths.Claude, fc paths.Forgectl, 
 }
 
 // installed finds the installed claude version, with claude located the
-// way launch locates it. A config that does not load means launch could
-// not find claude either, so the version is then undetermined.
+// way launch locates it. FORGECTL_CLAUDE_BIN and the native installer's
+// versions symlink need no config, so the config is loaded only when
+// neither settles it, and one that does not load is reported and passed
+// over for claude on PATH: the version is undetermined (exit 1) only when
+// no claude answers.
 func (a *app) installed(ctx context.Context, home string, fc paths.Forgectl) (claudever.Installed, bool) {
-	cfg, err := config.Load(fc.Config())
-	if err != nil {
-		var list config.ErrorList
-		if errors.As(err, &list) {
-			for _, e := range list {
-				a.errorf("%s", e.Error())
-			}
-		} else {
-			a.errorf("%v", err)
+	var cfg *config.Config
+	if a.getenv("FORGECTL_CLAUDE_BIN") == "" {
+		link := filepath.Join(home, ".local", "bin", "claude")
+		if v, ok := claudever.VersionFromLink(link); ok {
+			return claudever.Installed{Version: v, Binary: link, Source: "symlink"}, true
 		}
-		a.errorf("cannot determine the installed claude version: the config does not load")
-		a.hint("fix %s", fc.Config())
-		return claudever.Installed{}, false
+		loaded, err := config.Load(fc.Config())
+		if err != nil {
+			var list config.ErrorList
+			if errors.As(err, &list) {
+				for _, e := range list {
+					a.errorf("%s", e.Error())
+				}
+			} else {
+				a.errorf("%v", err)
+			}
+			a.hint("fix %s; until then claude is looked up on PATH, ignoring its binary_path", fc.Config())
+		} else {
+			cfg = loaded
+		}
 	}
 	bin, binErr := config.ClaudeBinary(a.getenv, cfg, a.lookPath)
 	if binErr != nil {
@@ -381,18 +391,7 @@ func (a *app) restart(ctx context.Context, o restartOpts) error {
 		cfg.Herdr = herdr.Client{Binary: bin, Timeout: herdrTimeout}
 	}
 	cfg.Forgectl, cfg.ForgectlErr = a.forgectlPath()
-	capturer := capture.Capturer{
-		Claude: claude,
-		Store:  snapstore.Store{Dir: fc.Snapshots()},
-		Now:    a.now,
-		// Not a hook: nothing in this process's environment describes the
-		// session; its own environment is read through its pid.
-		Getenv: func(string) string { return "" },
-	}
-	cfg.Capture = func(_ context.Context, e registry.Entry) error {
-		_, err := capturer.Session(e)
-		return err
-	}
+	cfg.Capture = a.captureFunc(claude, snapstore.Store{Dir: fc.Snapshots()})
 
 	if len(sessions) == 0 && len(unmatched) == 0 && !o.json {
 		a.note("no live session runs a claude older than the installed %s", inst.Version)
@@ -410,6 +409,37 @@ func (a *app) restart(ctx context.Context, o restartOpts) error {
 		return exitCode(1)
 	}
 	return nil
+}
+
+// captureFunc runs the same capture as `resume snapshot` for one session.
+// capture.Session reports notes (a half-written task file, a task list it
+// could not read) joined with a failure to store: only a record that did
+// not reach the store keeps the session from being stopped, since notes
+// can recur every round and would hold it until the timeout. The record
+// reached the store when the stored copy carries this capture's time.
+func (a *app) captureFunc(claude paths.Claude, store snapstore.Store) func(context.Context, registry.Entry) error {
+	capturer := capture.Capturer{
+		Claude: claude,
+		Store:  store,
+		Now:    a.now,
+		// Not a hook: nothing in this process's environment describes the
+		// session; its own environment is read through its pid.
+		Getenv: func(string) string { return "" },
+	}
+	return func(_ context.Context, e registry.Entry) error {
+		rec, err := capturer.Session(e)
+		if err == nil {
+			return nil
+		}
+		stored, lerr := store.Load(e.SessionID)
+		if rec.SessionID == "" || rec.LastCapture.IsZero() || lerr != nil || !stored.LastCapture.Equal(rec.LastCapture) {
+			return err
+		}
+		for _, line := range strings.Split(err.Error(), "\n") {
+			a.note("snapshot of %s stored, with a warning: %s", e.SessionID, line)
+		}
+		return nil
+	}
 }
 
 // narrow keeps the sessions named by ids (all of them when ids is empty)

@@ -18,6 +18,8 @@ import (
 	"forgectl.dev/resume-restart/internal/restart"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/proc"
+	"forgectl.dev/shared/registry"
+	"forgectl.dev/shared/snapstore"
 )
 
 // testApp builds an app over a temporary home with the given environment.
@@ -137,6 +139,13 @@ func TestVersionHelpAndUsage(t *testing.T) {
 			if !strings.Contains(stderr.String(), c.stderr) {
 				t.Errorf("stderr lacks %q:\n%s", c.stderr, stderr)
 			}
+			if c.code == 0 && strings.Contains(c.name, "config does not load") {
+				// Loaded only when needed: reported then, and only then.
+				reported := strings.Contains(stderr.String(), "config.toml")
+				if want := strings.Contains(c.name, "PATH"); reported != want {
+					t.Errorf("config error reported = %v, want %v; stderr:\n%s", reported, want, stderr)
+				}
+			}
 			if c.code == 2 && !strings.Contains(stderr.String(), "forgectl: hint: run `forgectl resume ") {
 				t.Errorf("usage error without a hint:\n%s", stderr)
 			}
@@ -246,12 +255,31 @@ func TestOutdatedEmptyAndInstalledVersion(t *testing.T) {
 			os.WriteFile(p, []byte("#!/bin/sh\necho 'garbage'\n"), 0o755)
 			env["FORGECTL_CLAUDE_BIN"] = p
 		}, []string{"outdated"}, 1, "", "cannot determine the installed claude version"},
-		{"config does not load", func(t *testing.T, home string, env map[string]string) {
+		// The config only says where claude is; a broken one costs the
+		// version only when nothing else names a claude.
+		{"config does not load, versions symlink", func(t *testing.T, home string, env map[string]string) {
 			installClaude(t, home, "2.1.100")
-			dir := filepath.Join(home, ".config", "forgectl")
-			os.MkdirAll(dir, 0o700)
-			os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[launch\n"), 0o600)
-		}, []string{"outdated"}, 1, "", "the config does not load"},
+			brokenConfig(home)
+		}, []string{"outdated"}, 0, "", "no live session runs a claude older than the installed 2.1.100"},
+		{"config does not load, FORGECTL_CLAUDE_BIN", func(t *testing.T, home string, env map[string]string) {
+			brokenConfig(home)
+			p := filepath.Join(home, "claude")
+			os.WriteFile(p, []byte("#!/bin/sh\necho '2.1.332 (Claude Code)'\n"), 0o755)
+			env["FORGECTL_CLAUDE_BIN"] = p
+		}, []string{"outdated", "--json"}, 0, "[]\n", ""},
+		{"config does not load, claude on PATH", func(t *testing.T, home string, env map[string]string) {
+			brokenConfig(home)
+			bin := filepath.Join(home, "tools")
+			os.MkdirAll(bin, 0o755)
+			os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\necho '2.1.332 (Claude Code)'\n"), 0o755)
+			env["PATH"] = bin
+		}, []string{"outdated"}, 0, "", "claude is looked up on PATH, ignoring its binary_path"},
+		{"config does not load, no claude anywhere", func(t *testing.T, home string, env map[string]string) { brokenConfig(home) },
+			[]string{"outdated"}, 1, "", "forgectl: error: cannot determine the installed claude version"},
+		{"restart, config does not load, versions symlink", func(t *testing.T, home string, env map[string]string) {
+			installClaude(t, home, "2.1.100")
+			brokenConfig(home)
+		}, []string{"restart", "--outdated", "--json"}, 0, "[]\n", ""},
 		{"restart with nothing outdated", func(t *testing.T, home string, env map[string]string) { installClaude(t, home, "2.1.100") },
 			[]string{"restart", "--outdated", "--json"}, 0, "[]\n", ""},
 		{"restart narrowed to an unknown session", func(t *testing.T, home string, env map[string]string) { installClaude(t, home, "2.1.100") },
@@ -274,8 +302,22 @@ func TestOutdatedEmptyAndInstalledVersion(t *testing.T) {
 			if !strings.Contains(stderr.String(), c.stderr) {
 				t.Errorf("stderr lacks %q:\n%s", c.stderr, stderr)
 			}
+			if c.code == 0 && strings.Contains(c.name, "config does not load") {
+				// Loaded only when needed: reported then, and only then.
+				reported := strings.Contains(stderr.String(), "config.toml")
+				if want := strings.Contains(c.name, "PATH"); reported != want {
+					t.Errorf("config error reported = %v, want %v; stderr:\n%s", reported, want, stderr)
+				}
+			}
 		})
 	}
+}
+
+// brokenConfig writes a config.toml that does not parse.
+func brokenConfig(home string) {
+	dir := filepath.Join(home, ".config", "forgectl")
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[launch\n"), 0o600)
 }
 
 func TestRestartLockHeld(t *testing.T) {
@@ -335,6 +377,63 @@ func TestForgectlPath(t *testing.T) {
 			got, err := a.forgectlPath()
 			if got != c.want || (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
 				t.Errorf("got %q, %v; want %q, error containing %q", got, err, c.want, c.err)
+			}
+		})
+	}
+}
+
+// A capture's notes (a torn task file) are warnings once the record is
+// stored; only a record that did not reach the store holds the session.
+func TestCaptureNotesAreWarnings(t *testing.T) {
+	const sid = "0b8e5e0e-3a1d-4f57-9d9f-6a4a3c1d2e7f"
+	cases := []struct {
+		name    string
+		setup   func(t *testing.T, home, store string)
+		wantErr bool
+		stderr  string
+	}{
+		{"torn task file: stored, warned", func(t *testing.T, home, store string) {
+			dir := filepath.Join(home, ".claude", "tasks", sid)
+			os.MkdirAll(dir, 0o700)
+			os.WriteFile(filepath.Join(dir, "1.json"), []byte(`{"id":"1","subject":"half`), 0o600)
+		}, false, "forgectl: note: snapshot of " + sid + " stored, with a warning"},
+		{"clean: stored, silent", nil, false, ""},
+		{"store cannot be written: an error", func(t *testing.T, home, store string) {
+			os.MkdirAll(filepath.Dir(store), 0o700)
+			os.WriteFile(store, []byte("not a directory"), 0o600)
+		}, true, ""},
+		{"store cannot be written, and a torn task file: an error", func(t *testing.T, home, store string) {
+			dir := filepath.Join(home, ".claude", "tasks", sid)
+			os.MkdirAll(dir, 0o700)
+			os.WriteFile(filepath.Join(dir, "1.json"), []byte(`{"id":"1"`), 0o600)
+			os.MkdirAll(filepath.Dir(store), 0o700)
+			os.WriteFile(store, []byte("not a directory"), 0o600)
+		}, true, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			store := filepath.Join(home, ".config", "forgectl", "resume-sessions")
+			if c.setup != nil {
+				c.setup(t, home, store)
+			}
+			a, _, stderr := testApp(t, home, nil)
+			_, claude, _, err := a.locations()
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := proc.StartTime(os.Getpid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := registry.Entry{Pid: os.Getpid(), SessionID: sid, ProcStart: st, Cwd: home, Version: "2.1.99",
+				File: filepath.Join(claude.Registry(), fmt.Sprintf("%d.json", os.Getpid()))}
+			err = a.captureFunc(claude, snapstore.Store{Dir: store})(context.Background(), e)
+			if (err != nil) != c.wantErr {
+				t.Errorf("capture error %v, want error %v; stderr:\n%s", err, c.wantErr, stderr)
+			}
+			if c.stderr == "" && stderr.Len() > 0 || !strings.Contains(stderr.String(), c.stderr) {
+				t.Errorf("stderr %q, want %q", stderr, c.stderr)
 			}
 		})
 	}

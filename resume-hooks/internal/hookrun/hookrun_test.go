@@ -719,3 +719,21 @@ func TestRunMakesTheWatcherLogOwnerOnly(t *testing.T) {
 		t.Fatalf("modes (-want +got):\n%s", d)
 	}
 }
+
+func TestStranded(t *testing.T) {
+	for _, tc := range []struct {
+		s    Session
+		want bool
+	}{
+		{Session{Outcome: "failed", Reason: "shell_not_back", Signalled: true, Command: "forgectl resume a"}, true},
+		{Session{Outcome: "delivery_unknown", Signalled: true, Command: "forgectl resume a"}, true},
+		{Session{Outcome: "failed", Reason: "relaunch_invalid", Signalled: false, Command: "forgectl resume a"}, false},
+		{Session{Outcome: "resumed", Signalled: true}, false},
+		{Session{Outcome: "waiting", Reason: "busy", Command: "forgectl resume a"}, false},
+		{Session{Outcome: "skipped", Reason: "no_pane", Command: "forgectl resume a"}, false},
+	} {
+		if got := tc.s.Stranded(); got != tc.want {
+			t.Errorf("%+v: Stranded() = %v", tc.s, got)
+		}
+	}
+}

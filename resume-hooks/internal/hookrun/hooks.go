@@ -211,22 +211,13 @@ type Session struct {
 	Command   string `json:"command"`
 }
 
-// Stranded reports a session the restart could not restart and that may
-// be stopped: a failed stop or relaunch, a relaunch whose delivery is
-// unknown, or any session signalled and not resumed. Sessions still
-// waiting, or skipped without being touched, are left to the retries and
-// the log.
+// Stranded reports a session the restart stopped and could not bring
+// back: signalled and not resumed, which includes a relaunch whose delivery
+// is unknown. A failure before the signal (a relaunch line that could not
+// be rendered, say) left the session running, and sessions still waiting or
+// skipped untouched are left to the retries and the log.
 func (s Session) Stranded() bool {
-	if s.Command == "" {
-		return false
-	}
-	switch {
-	case s.Outcome == "failed", s.Outcome == "delivery_unknown":
-		return true
-	case s.Signalled && s.Outcome != "resumed":
-		return true
-	}
-	return false
+	return s.Command != "" && s.Signalled && s.Outcome != "resumed"
 }
 
 // ParseOutcomes reads the restart's --json array.

@@ -297,21 +297,16 @@ func (pi ProcessInfo) ShellForeground() bool {
 	return pi.ShellPid > 0 && pi.ForegroundProcessGroupID == pi.ShellPid
 }
 
-// InForeground reports whether pid is in the pane's foreground process
-// group while the shell is not: it leads the group, or is listed in it.
+// InForeground reports whether pid leads the pane's foreground process
+// group while the shell is not at its prompt. Membership alone is not
+// enough: a claude started from inside another claude (its shell tool, a
+// hook) runs in its parent's foreground job, so it is listed there too, and
+// stopping it would leave the parent, not a shell, reading the pane.
 func (pi ProcessInfo) InForeground(pid int) bool {
 	if pid <= 0 || pi.ForegroundProcessGroupID <= 0 || pi.ShellForeground() {
 		return false
 	}
-	if pi.ForegroundProcessGroupID == pid {
-		return true
-	}
-	for _, p := range pi.ForegroundProcesses {
-		if p.Pid == pid {
-			return true
-		}
-	}
-	return false
+	return pi.ForegroundProcessGroupID == pid
 }
 
 // PaneList is `herdr pane list`.

@@ -130,7 +130,9 @@ func TestForeground(t *testing.T) {
 		fg, shell bool
 	}{
 		{"group leader", ProcessInfo{ShellPid: 10, ForegroundProcessGroupID: 20}, 20, true, false},
-		{"listed member", ProcessInfo{ShellPid: 10, ForegroundProcessGroupID: 20, ForegroundProcesses: []ForegroundProcess{{Pid: 20}, {Pid: 21}}}, 21, true, false},
+		{"leader, listed with a child", ProcessInfo{ShellPid: 10, ForegroundProcessGroupID: 20, ForegroundProcesses: []ForegroundProcess{{Pid: 20}, {Pid: 21}}}, 20, true, false},
+		// A nested claude runs in its parent's foreground job: listed, not leading.
+		{"listed member, not the leader", ProcessInfo{ShellPid: 10, ForegroundProcessGroupID: 20, ForegroundProcesses: []ForegroundProcess{{Pid: 20}, {Pid: 21}}}, 21, false, false},
 		{"another group", ProcessInfo{ShellPid: 10, ForegroundProcessGroupID: 30}, 20, false, false},
 		{"shell at prompt", ProcessInfo{ShellPid: 10, ForegroundProcessGroupID: 10}, 10, false, true},
 		{"nothing known", ProcessInfo{}, 20, false, false},

@@ -21,6 +21,11 @@ type Session struct {
 	Entry              registry.Entry
 	Installed          string
 	VersionUnparseable bool
+	// Unverified is a live pid whose registry file has no procStart (older
+	// claude versions write none) or whose start time cannot be read: it is
+	// listed, but nothing proves the pid is still the claude that wrote it,
+	// so restart never signals it.
+	Unverified bool
 	// Busy is true for every status but exactly "idle" (busy, waiting,
 	// shell, a missing or unknown value).
 	Busy bool
@@ -53,9 +58,11 @@ func PaneEnvOf(pid int) string {
 
 // List returns the live sessions older than installed, sorted by pid, and
 // the registry files that could not be read (a missing or unreadable
-// registry lists as empty). Only entries whose pid is alive with a start
-// time matching procStart count as live; a session whose version does not
-// parse is listed, marked, never guessed at.
+// registry lists as empty). Only a dead (or reused) pid is skipped: a live
+// pid with no procStart to check is listed and marked unverified, since
+// the older claude versions that write none are exactly the outdated ones.
+// A session whose version does not parse is listed, marked, never guessed
+// at.
 func (l Lister) List(installed claudever.Version) ([]Session, []error) {
 	check := l.Check
 	if check == nil {
@@ -68,10 +75,11 @@ func (l Lister) List(installed claudever.Version) ([]Session, []error) {
 	entries, problems := registry.Read(l.RegistryDir)
 	out := []Session{}
 	for _, e := range entries {
-		if check(e) != registry.Alive {
+		st := check(e)
+		if st != registry.Alive && st != registry.Unverified {
 			continue
 		}
-		s := Session{Entry: e, Installed: installed.String(), Busy: e.Status != "idle"}
+		s := Session{Entry: e, Installed: installed.String(), Busy: e.Status != "idle", Unverified: st == registry.Unverified}
 		v, err := claudever.Parse(e.Version)
 		switch {
 		case err != nil:
@@ -93,6 +101,7 @@ type Row struct {
 	Version            string `json:"version"`
 	InstalledVersion   string `json:"installed_version"`
 	VersionUnparseable bool   `json:"version_unparseable"`
+	Unverified         bool   `json:"unverified"`
 	Status             string `json:"status"`
 	Busy               bool   `json:"busy"`
 	Cwd                string `json:"cwd"`
@@ -107,6 +116,11 @@ const FieldTable = `JSON FIELDS (one object per session; [] when none is outdate
   version              string  the version its registry file records ("" when missing)
   installed_version    string  the installed claude version it is older than
   version_unparseable  bool    version could not be parsed: listed, not guessed at
+  unverified           bool    the pid is alive but its registry file has no
+                               procStart (older claude versions) or its start
+                               time is unreadable, so it is not proven to be
+                               the claude that wrote the file; restart never
+                               signals it (PID column: "(unverified)")
   status               string  registry status as recorded ("" when missing)
   busy                 bool    status is anything other than exactly "idle"
   cwd                  string  the session's working directory
@@ -122,6 +136,7 @@ func RowOf(s Session) Row {
 		Version:            s.Entry.Version,
 		InstalledVersion:   s.Installed,
 		VersionUnparseable: s.VersionUnparseable,
+		Unverified:         s.Unverified,
 		Status:             s.Entry.Status,
 		Busy:               s.Busy,
 		Cwd:                s.Entry.Cwd,
@@ -163,8 +178,12 @@ func WriteTable(w io.Writer, ss []Session) error {
 		if s.Busy && status != "busy" {
 			status += " (busy)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n",
-			cellText(s.Entry.SessionID), s.Entry.Pid, cellText(version), cellText(status),
+		pid := strconv.Itoa(s.Entry.Pid)
+		if s.Unverified {
+			pid += " (unverified)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			cellText(s.Entry.SessionID), pid, cellText(version), cellText(status),
 			orDash(cellText(s.PaneEnv)), orDash(cellText(s.Entry.Name)), orDash(cellText(s.Entry.Cwd)))
 	}
 	return tw.Flush()

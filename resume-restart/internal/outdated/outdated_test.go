@@ -43,7 +43,7 @@ func TestList(t *testing.T) {
 	add(105, registry.Alive, "", "idle")           // no version: listed, unparseable
 	add(106, registry.Alive, "two point one", "")  // unparseable, no status
 	add(107, registry.Stale, "2.1.1", "idle")      // dead pid or reused: skipped
-	add(108, registry.Unverified, "2.1.1", "idle") // no procStart: not provably live
+	add(108, registry.Unverified, "2.1.1", "idle") // no procStart: listed, marked
 	add(109, registry.Alive, "2.1.99-beta.1", "shell")
 	os.WriteFile(filepath.Join(dir, "110.json"), []byte("{torn"), 0o644)
 
@@ -76,6 +76,7 @@ func TestList(t *testing.T) {
 		row(104, "2.0.76", "waiting", true, false, ""),
 		row(105, "", "idle", false, true, ""),
 		row(106, "two point one", "", true, true, ""),
+		func() Row { r := row(108, "2.1.1", "idle", false, false, ""); r.Unverified = true; return r }(),
 		row(109, "2.1.99-beta.1", "shell", true, false, ""),
 	}
 	if d := cmp.Diff(want, rows); d != "" {
@@ -112,7 +113,7 @@ func TestWriteJSONFieldsAreTheTable(t *testing.T) {
 	}
 	want := []map[string]any{{
 		"session_id": "s", "pid": 1.0, "version": "2.1.1", "installed_version": "2.1.2",
-		"version_unparseable": false, "status": "", "busy": true, "cwd": "", "name": "", "herdr_pane_id": "",
+		"version_unparseable": false, "unverified": false, "status": "", "busy": true, "cwd": "", "name": "", "herdr_pane_id": "",
 	}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("JSON (-want +got):\n%s", d)
@@ -130,12 +131,14 @@ func TestWriteTable(t *testing.T) {
 		{Entry: registry.Entry{SessionID: "aaaa", Pid: 12, Version: "2.1.99", Status: "idle", Cwd: "/src/a", Name: "a-1"}, PaneEnv: "w1:p2"},
 		{Entry: registry.Entry{SessionID: "bbbb", Pid: 345, Version: "x", Status: "waiting", Name: "evil\x1b[2Jname"}, VersionUnparseable: true, Busy: true},
 		{Entry: registry.Entry{SessionID: "cccc", Pid: 6, Version: "2.0.1"}, Busy: true},
+		{Entry: registry.Entry{SessionID: "dddd", Pid: 78, Version: "1.0.3", Status: "idle"}, Unverified: true},
 	})
 	want := "" +
-		"SESSION  PID  VERSION          STATUS          HERDR_PANE_ID  NAME             CWD\n" +
-		"aaaa     12   2.1.99           idle            w1:p2          a-1              /src/a\n" +
-		"bbbb     345  unparseable:\"x\"  waiting (busy)  -              evil\\x1b[2Jname  -\n" +
-		"cccc     6    2.0.1            (none) (busy)   -              -                -\n"
+		"SESSION  PID              VERSION          STATUS          HERDR_PANE_ID  NAME             CWD\n" +
+		"aaaa     12               2.1.99           idle            w1:p2          a-1              /src/a\n" +
+		"bbbb     345              unparseable:\"x\"  waiting (busy)  -              evil\\x1b[2Jname  -\n" +
+		"cccc     6                2.0.1            (none) (busy)   -              -                -\n" +
+		"dddd     78 (unverified)  1.0.3            idle            -              -                -\n"
 	if d := cmp.Diff(want, buf.String()); d != "" {
 		t.Errorf("table (-want +got):\n%s", d)
 	}

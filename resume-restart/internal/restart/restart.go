@@ -17,7 +17,11 @@
 //     is the pane's foreground process (a nested claude inherits its
 //     parent's HERDR_PANE_ID, so neither the label nor the environment is
 //     trusted alone);
-//  4. input: the pane's input line is empty (package inputbox).
+//  4. input: the pane's input line is empty (package inputbox);
+//
+// then identity and status once more, because the herdr calls of checks 3
+// and 4 can take seconds and a prompt submitted meanwhile leaves the box
+// empty and the session busy.
 //
 // A failed identity or pane check ends the session's turn unsignalled; a
 // busy session, a draft, a scrolled-back pane or a herdr error other than
@@ -360,6 +364,14 @@ func (r *runner) plan(ctx context.Context) {
 		case s.VersionUnparseable:
 			s.finish(s.outcome(Skipped, "version_unparseable",
 				fmt.Sprintf("its version %q does not parse, so it is not known to be outdated; resume it by hand if it is", s.Entry.Version)))
+		case notInteractive(s.Entry) != "":
+			o := s.outcome(Skipped, "not_interactive",
+				notInteractive(s.Entry)+": it has no prompt to resume into, so it is left to whatever started it")
+			o.Command = "" // resuming it by hand would make it a different, interactive session
+			s.finish(o)
+		case s.Unverified:
+			s.finish(s.outcome(Skipped, "unverified",
+				"its registry file has no procStart (or the start time is unreadable), so nothing proves the pid is still the claude that wrote it; resume it by hand"))
 		case r.IsAncestor(s.Entry.Pid, r.Self):
 			s.finish(s.outcome(Skipped, "inside_session", "this run is inside the session (its pid is an ancestor of this process); resume it by hand"))
 		case s.pane == "":
@@ -376,6 +388,19 @@ func (r *runner) plan(ctx context.Context) {
 				fmt.Sprintf("the relaunch command cannot be rendered (%v); nothing was stopped", lineErr)))
 		}
 	}
+}
+
+// notInteractive says why a registry entry is not a person's session
+// (a background or daemon claude, or one an SDK program drives), or "".
+func notInteractive(e registry.Entry) string {
+	switch e.Kind {
+	case "bg", "daemon", "daemon-worker":
+		return fmt.Sprintf("it is a %s session", e.Kind)
+	}
+	if strings.HasPrefix(e.Entrypoint, "sdk-") {
+		return fmt.Sprintf("it was started by an SDK program (entrypoint %s)", e.Entrypoint)
+	}
+	return ""
 }
 
 // panesFor returns the panes herdr labels with this claude session.
@@ -534,8 +559,9 @@ func (r *runner) settle(s *session, f finding) {
 }
 
 // checkAll runs the four checks in order, cheapest first, stopping at the
-// first that does not pass. A pane_not_found re-reads herdr's pane list
-// once per session and continues on the pane that now holds the session.
+// first that does not pass, then the identity and status checks once more.
+// A pane_not_found re-reads herdr's pane list once per session and
+// continues on the pane that now holds the session.
 func (r *runner) checkAll(ctx context.Context, s *session) (finding, registry.Entry) {
 	s.checks = Checks{}
 	f, e := r.identity(s)
@@ -560,6 +586,20 @@ func (r *runner) checkAll(ctx context.Context, s *session) (finding, registry.En
 		}
 		return r.checkAll(ctx, s)
 	}
+	if f.st != pass {
+		return f, e
+	}
+	// The herdr calls above can take up to 10 s each, and a prompt
+	// submitted meanwhile empties the input box while claude turns busy:
+	// the registry is read again, last, so the idle that lets the signal
+	// through is no older than the screen that showed an empty box.
+	f, e = r.identity(s)
+	s.checks.Identity = f.String()
+	if f.st != pass {
+		return f, e
+	}
+	f = status(e)
+	s.checks.Status = f.String()
 	return f, e
 }
 

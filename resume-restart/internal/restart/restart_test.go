@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,6 +50,9 @@ type world struct {
 	errs      map[string][]error // "op pane" -> errors to return, in order
 	sticky    map[string]error   // "op pane" -> an error every call returns
 	onRun     func(w *world)     // what typing the line does; nil: a new claude registers
+	onRead    func(w *world)     // what happens while the screen is read (held under mu)
+	onKeys    func(w *world)     // what happens when keys are sent (held under mu)
+	reads     int                // screen reads so far
 	noExit    bool               // SIGTERM is ignored
 	keepFile  bool               // the registry file stays after exit
 	calls     []string
@@ -172,6 +177,10 @@ func (w *world) ReadVisible(ctx context.Context, id string) (string, error) {
 	if err := w.call("read", id); err != nil {
 		return "", err
 	}
+	w.reads++
+	if w.onRead != nil {
+		w.onRead(w)
+	}
 	s, ok := w.screen[id]
 	if !ok {
 		return "", notFound(id)
@@ -186,6 +195,9 @@ func (w *world) SendKeys(ctx context.Context, id string, keys ...string) error {
 		return err
 	}
 	w.typed = append(w.typed, id+" keys "+strings.Join(keys, " "))
+	if w.onKeys != nil {
+		w.onKeys(w)
+	}
 	return nil
 }
 
@@ -347,6 +359,50 @@ func TestRun(t *testing.T) {
 			p.AgentSession = &herdr.AgentSession{Agent: "claude", Value: "someone-else"}
 			w.panes["w1:p1"] = p
 		}, summary{Outcome: Skipped, Reason: "pane_mismatch", Pane: "w1:p1", Source: "session", Command: line}},
+		{"prompt submitted during the first screen read: not signalled", func(w *world, c *Config) {
+			w.onRead = func(w *world) {
+				if w.reads == 1 {
+					w.writeEntry(pid, sid, "100", "busy")
+				}
+			}
+		}, summary{Outcome: Waiting, Reason: "busy", Pane: "w1:p1", Source: "session", Command: line}},
+		{"prompt submitted during the screen read after the capture: not signalled", func(w *world, c *Config) {
+			w.onRead = func(w *world) {
+				if w.reads == 2 {
+					w.writeEntry(pid, sid, "100", "busy")
+				}
+			}
+		}, summary{Outcome: Waiting, Reason: "busy", Pane: "w1:p1", Source: "session", Command: line}},
+		{"busy during one screen read, idle again later: restarted", func(w *world, c *Config) {
+			w.onRead = func(w *world) {
+				if w.reads == 2 {
+					w.writeEntry(pid, sid, "100", "busy")
+				}
+			}
+			// The turn ends after the re-read that saw it busy.
+			busySeen := 0
+			c.Lookup = func(p int) (proc.Info, error) {
+				if e, _ := registry.ReadFile(w.file(pid)); e.Status == "busy" {
+					if busySeen++; busySeen > 1 {
+						w.writeEntry(pid, sid, "100", "idle")
+					}
+				}
+				return w.lookup(p)
+			}
+		}, summary{Outcome: Resumed, Pane: "w1:p1", Source: "session", Signalled: []int{pid}, Typed: relaunched}},
+		{"registry file replaced by another session during the screen read", func(w *world, c *Config) {
+			w.onRead = func(w *world) {
+				if w.reads == 2 {
+					w.writeEntry(pid, "other-session", "100", "idle")
+				}
+			}
+		}, summary{Outcome: Skipped, Reason: "identity_mismatch", Pane: "w1:p1", Source: "session", Command: line}},
+		{"nested claude in its parent's foreground job: not signalled", func(w *world, c *Config) {
+			// The parent claude (3999) leads the pane's foreground group;
+			// this session is its child, listed in the same group.
+			w.fg["w1:p1"] = herdr.ProcessInfo{PaneID: "w1:p1", ShellPid: shellPid, ForegroundProcessGroupID: 3999,
+				ForegroundProcesses: []herdr.ForegroundProcess{{Pid: 3999, Name: "claude"}, {Pid: pid, Name: "claude"}}}
+		}, summary{Outcome: Skipped, Reason: "not_foreground", Pane: "w1:p1", Source: "session", Command: line}},
 		{"not the pane's foreground process (nested claude)", func(w *world, c *Config) {
 			pi := w.fg["w1:p1"]
 			pi.ForegroundProcessGroupID = 3999
@@ -415,6 +471,26 @@ func TestRun(t *testing.T) {
 		}, summary{Outcome: Resumed, Pane: "w1:p1", Source: "session", Signalled: []int{pid}, Typed: relaunched}},
 		{"the run is inside the session", func(w *world, c *Config) { c.IsAncestor = func(p, self int) bool { return p == pid } },
 			summary{Outcome: Skipped, Reason: "inside_session", Pane: "w1:p1", Source: "session", Command: line}},
+		{"unverified (no procStart): never signalled", func(w *world, c *Config) {
+			w.writeEntry(pid, sid, "", "idle")
+			c.Sessions[0].Entry.ProcStart = ""
+			c.Sessions[0].Unverified = true
+		}, summary{Outcome: Skipped, Reason: "unverified", Pane: "w1:p1", Source: "session", Command: line}},
+		{"no procStart, even if not marked: refused at the identity check", func(w *world, c *Config) {
+			w.writeEntry(pid, sid, "", "idle")
+			c.Sessions[0].Entry.ProcStart = ""
+		}, summary{Outcome: Skipped, Reason: "identity_mismatch", Pane: "w1:p1", Source: "session", Command: line}},
+		{"background session", func(w *world, c *Config) { c.Sessions[0].Entry.Kind = "bg" },
+			summary{Outcome: Skipped, Reason: "not_interactive", Pane: "w1:p1", Source: "session"}},
+		{"daemon session", func(w *world, c *Config) { c.Sessions[0].Entry.Kind = "daemon" },
+			summary{Outcome: Skipped, Reason: "not_interactive", Pane: "w1:p1", Source: "session"}},
+		{"daemon worker", func(w *world, c *Config) { c.Sessions[0].Entry.Kind = "daemon-worker" },
+			summary{Outcome: Skipped, Reason: "not_interactive", Pane: "w1:p1", Source: "session"}},
+		{"SDK entrypoint", func(w *world, c *Config) { c.Sessions[0].Entry.Entrypoint = "sdk-ts" },
+			summary{Outcome: Skipped, Reason: "not_interactive", Pane: "w1:p1", Source: "session"}},
+		{"cli entrypoint, interactive kind: restarted", func(w *world, c *Config) {
+			c.Sessions[0].Entry.Entrypoint, c.Sessions[0].Entry.Kind = "cli", "interactive"
+		}, summary{Outcome: Resumed, Pane: "w1:p1", Source: "session", Signalled: []int{pid}, Typed: relaunched}},
 		{"unparseable version", func(w *world, c *Config) { c.Sessions[0].VersionUnparseable = true },
 			summary{Outcome: Skipped, Reason: "version_unparseable", Pane: "w1:p1", Source: "session", Command: line}},
 		{"capture fails: never stopped", func(w *world, c *Config) {
@@ -435,7 +511,7 @@ func TestRun(t *testing.T) {
 				w.mu.Unlock()
 				return err
 			}
-		}, summary{Outcome: Skipped, Reason: "already_running", Pane: "w1:p1", Source: "session", Signalled: []int{pid}, Command: line}},
+		}, summary{Outcome: Skipped, Reason: "already_running", Pane: "w1:p1", Source: "session", Signalled: []int{pid}}},
 		{"shell does not come back", func(w *world, c *Config) {
 			orig := c.Terminate
 			c.Terminate = func(p int, start string) error {
@@ -448,6 +524,34 @@ func TestRun(t *testing.T) {
 				return err
 			}
 		}, summary{Outcome: Failed, Reason: "shell_not_back", Pane: "w1:p1", Source: "session", Signalled: []int{pid}, Command: line}},
+		{"another shell holds the pane after the stop: nothing typed", func(w *world, c *Config) {
+			orig := c.Terminate
+			c.Terminate = func(p int, start string) error {
+				err := orig(p, start)
+				w.mu.Lock()
+				// The pane was respawned: a new shell at its prompt.
+				w.fg["w1:p1"] = herdr.ProcessInfo{PaneID: "w1:p1", ShellPid: 4100, ForegroundProcessGroupID: 4100}
+				w.mu.Unlock()
+				return err
+			}
+		}, summary{Outcome: Failed, Reason: "shell_not_back", Pane: "w1:p1", Source: "session", Signalled: []int{pid}, Command: line}},
+		{"something takes the foreground after Ctrl-U: nothing typed", func(w *world, c *Config) {
+			w.onKeys = func(w *world) {
+				pi := w.fg["w1:p1"]
+				pi.ForegroundProcessGroupID = 6000
+				w.fg["w1:p1"] = pi
+			}
+		}, summary{Outcome: Failed, Reason: "shell_not_back", Pane: "w1:p1", Source: "session", Signalled: []int{pid},
+			Typed: []string{"w1:p1 keys ctrl+u"}, Command: line}},
+		{"registry file gone while the pid lives: refused", func(w *world, c *Config) { os.Remove(w.file(pid)) },
+			summary{Outcome: Skipped, Reason: "identity_mismatch", Pane: "w1:p1", Source: "session", Command: line}},
+		{"registry file gone during the screen read while the pid lives: refused", func(w *world, c *Config) {
+			w.onRead = func(w *world) {
+				if w.reads == 2 {
+					os.Remove(w.file(pid))
+				}
+			}
+		}, summary{Outcome: Skipped, Reason: "identity_mismatch", Pane: "w1:p1", Source: "session", Command: line}},
 		{"pane run killed at the bound, line arrived", func(w *world, c *Config) {
 			w.errs["run w1:p1"] = []error{&herdr.TimeoutError{Op: "pane run", After: 10 * time.Second}}
 		}, summary{Outcome: Resumed, Pane: "w1:p1", Source: "session", Signalled: []int{pid}, Typed: relaunched}},
@@ -520,16 +624,38 @@ func TestInterruptAfterSignalStillRelaunches(t *testing.T) {
 
 func TestCheckOrderAndCalls(t *testing.T) {
 	w := newWorld(t)
-	got := w.summarise(Run(context.Background(), w.config()))
+	cfg := w.config()
+	cfg.Lookup = func(p int) (proc.Info, error) {
+		w.mu.Lock()
+		w.calls = append(w.calls, "identity")
+		w.mu.Unlock()
+		return w.lookup(p)
+	}
+	cfg.Capture = func(context.Context, registry.Entry) error {
+		w.mu.Lock()
+		w.calls = append(w.calls, "capture")
+		w.mu.Unlock()
+		return nil
+	}
+	cfg.Terminate = func(p int, start string) error {
+		w.mu.Lock()
+		w.calls = append(w.calls, "terminate")
+		w.mu.Unlock()
+		return w.terminate(p, start)
+	}
+	got := w.summarise(Run(context.Background(), cfg))
 	if got.Outcome != Resumed {
 		t.Fatalf("outcome %+v", got)
 	}
-	// One list; the four checks twice (before and after the capture); then
-	// the foreground wait, Ctrl-U, the foreground again, the relaunch.
+	// One list; the four checks and the identity/status re-read twice
+	// (before and after the capture), the re-read last before the signal;
+	// then the foreground wait, Ctrl-U, the foreground again, the relaunch.
 	want := []string{
 		"list",
-		"get w1:p1", "process-info w1:p1", "read w1:p1",
-		"get w1:p1", "process-info w1:p1", "read w1:p1",
+		"identity", "get w1:p1", "process-info w1:p1", "read w1:p1", "identity",
+		"capture",
+		"identity", "get w1:p1", "process-info w1:p1", "read w1:p1", "identity",
+		"terminate",
 		"process-info w1:p1", "send-keys w1:p1", "process-info w1:p1", "run w1:p1",
 	}
 	if d := cmp.Diff(want, w.calls); d != "" {
@@ -646,4 +772,102 @@ func TestIsClaudeExecutable(t *testing.T) {
 			t.Errorf("IsClaudeExecutable(%+v, %q) = %v, want %v", c.info, c.args, got, c.want)
 		}
 	}
+}
+
+// The pane list is read once when planning and at most once more per
+// session after pane_not_found, however long the session waits.
+func TestPaneListReadOnce(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(w *world, c *Config)
+		lists int
+	}{
+		{"resumed", nil, 1},
+		{"waiting many rounds", func(w *world, c *Config) { w.statuses = []string{"busy"} }, 1},
+		{"pane_not_found on every call", func(w *world, c *Config) {
+			w.sticky["get w1:p1"] = notFound("w1:p1")
+		}, 2},
+		{"pane_not_found, moved, then not found again", func(w *world, c *Config) {
+			orig := w.panes["w1:p1"]
+			moved := orig
+			moved.PaneID = "w2:p1"
+			w.lists = [][]herdr.Pane{{orig}, {moved}}
+			delete(w.panes, "w1:p1")
+		}, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			cfg := w.config()
+			if c.setup != nil {
+				c.setup(w, &cfg)
+			}
+			Run(context.Background(), cfg)
+			n := 0
+			for _, call := range w.calls {
+				if call == "list" {
+					n++
+				}
+			}
+			if n != c.lists {
+				t.Errorf("pane list read %d times, want %d; calls %q", n, c.lists, w.calls)
+			}
+		})
+	}
+}
+
+// The real Terminate, against a real process: a wrong procStart is a
+// reused pid and is never signalled; the right one is.
+func TestTerminateRealProcess(t *testing.T) {
+	start := func(t *testing.T) *exec.Cmd {
+		cmd := exec.Command("sleep", "60")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+
+	t.Run("wrong start time", func(t *testing.T) {
+		cmd := start(t)
+		p := cmd.Process.Pid
+		st, err := proc.StartTime(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Terminate(p, st+"1", proc.StartTime); !errors.Is(err, ErrReused) {
+			t.Fatalf("Terminate = %v, want ErrReused", err)
+		}
+		if got, err := proc.StartTime(p); err != nil || got != st {
+			t.Errorf("after a refused Terminate: start time %q, %v; want the process alive at %q", got, err, st)
+		}
+	})
+
+	t.Run("right start time", func(t *testing.T) {
+		cmd := start(t)
+		p := cmd.Process.Pid
+		st, err := proc.StartTime(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Terminate(p, st, proc.StartTime); err != nil {
+			t.Fatalf("Terminate = %v", err)
+		}
+		err = cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+			t.Errorf("sleep ended with %v, want SIGTERM", err)
+		}
+	})
+
+	t.Run("exited", func(t *testing.T) {
+		cmd := start(t)
+		p := cmd.Process.Pid
+		st, _ := proc.StartTime(p)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if err := Terminate(p, st, proc.StartTime); !errors.Is(err, ErrExited) && !errors.Is(err, ErrReused) {
+			t.Errorf("Terminate on a reaped pid = %v, want ErrExited (or ErrReused)", err)
+		}
+	})
 }

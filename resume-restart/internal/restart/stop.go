@@ -80,6 +80,8 @@ func (r *runner) restart(s *session, e registry.Entry) {
 	}
 	if other := r.liveEntry(s.id, pid); other != nil {
 		signalled(Skipped, "already_running", fmt.Sprintf("the session stopped and is already running again as pid %d; nothing was typed", other.Pid))
+		// Resuming it by hand would be refused: it is running.
+		s.done.Command = ""
 		return
 	}
 	// Clears what may have been typed at the shell prompt in the gap; safe
