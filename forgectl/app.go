@@ -93,7 +93,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := a.rootCommand()
-	if err := root.Parse(args); err != nil {
+	if err := root.Parse(flagsFirst(args)); err != nil {
 		return a.usageError(err, args)
 	}
 	if err := root.Run(ctx); err != nil {
@@ -130,6 +130,40 @@ func (a *app) usageError(err error, args []string) int {
 	a.errorf("%s", strings.TrimPrefix(err.Error(), "error parsing commandline arguments: "))
 	a.hintf("run 'forgectl %s--help' for usage", commandWords(args))
 	return exitcode.Refused
+}
+
+// flagsFirst lets flags follow the filter, as people type them
+// ("forgectl resume api --dry-run"): the flag package stops at the first
+// word, so for resume and resume ls (whose flags are all booleans) the flags
+// are moved ahead of the words, and "--" is put before the words so that
+// one starting with "-" (after the user's own "--") stays a word.
+func flagsFirst(args []string) []string {
+	if len(args) == 0 || args[0] != "resume" {
+		return args
+	}
+	path := []string{"resume"}
+	rest := args[1:]
+	if len(rest) > 0 && rest[0] == "ls" {
+		path, rest = append(path, "ls"), rest[1:]
+	}
+	var flags, words []string
+	for k, w := range rest {
+		if w == "--" {
+			words = append(words, rest[k+1:]...)
+			break
+		}
+		if strings.HasPrefix(w, "-") && w != "-" {
+			flags = append(flags, w)
+		} else {
+			words = append(words, w)
+		}
+	}
+	if len(path) == 1 && len(words) > 0 && words[0] == "ls" {
+		// "forgectl resume --json ls": still the ls subcommand.
+		path, words = append(path, "ls"), words[1:]
+	}
+	out := append(append(path, flags...), "--")
+	return append(out, words...)
 }
 
 // commandWords is the subcommand path in args ("resume ls "), for a hint.

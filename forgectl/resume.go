@@ -41,6 +41,11 @@ func (a *app) listSessions(verbose, countTasks bool) (sessions.Result, error) {
 		for _, p := range res.Problems {
 			a.notef("warning: %v", p)
 		}
+		for _, s := range res.Sessions {
+			if s.BrokenLines > 0 {
+				a.notef("warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
+			}
+		}
 		a.notef("%d transcripts read, %d from the index", res.Scanned, res.Reused)
 	} else if n := len(res.Problems); n > 0 {
 		a.notef("%d file(s) could not be read fully; --verbose lists them", n)
@@ -77,6 +82,8 @@ type plan struct {
 	argv    []string
 	env     []string // additions only
 	tasks   []tasks.Task
+	// highWater is the task-id mark the snapshot saw, restored with them.
+	highWater int
 }
 
 func (a *app) resume(ctx context.Context, o resumeOpts) error {
@@ -244,12 +251,22 @@ func (a *app) plan(cfg *config.Config, proxyEnv []string, s *sessions.Session, f
 		a.hintf("two claude processes on one transcript corrupt it: switch to the running one, or pass --fork to branch a new session off it")
 		return plan{}, exit(exitcode.Refused)
 	}
+	if s.Cwd == "" {
+		a.errorf("the transcript of session %s records no working directory", s.ID)
+		a.hintf("run 'claude --resume %s' from the directory it belongs to", s.ID)
+		return plan{}, exit(exitcode.Failed)
+	}
 	if !s.CwdExists {
 		a.errorf("the session's directory %s no longer exists", s.Cwd)
 		a.hintf("recreate it (for a deleted worktree: git worktree add %s <branch>) and run this again", s.Cwd)
 		return plan{}, exit(exitcode.Failed)
 	}
 	prof := config.Resolve(cfg, s.Cwd, a.home)
+	if prof.Harness != "" && prof.Harness != "claude" {
+		a.errorf("harness %q is not supported yet", prof.Harness)
+		a.hintf("set harness = \"claude\" (or remove it) in %s", cfg.Path)
+		return plan{}, exit(exitcode.Refused)
+	}
 	bin, err := prof.ClaudeBinary(a.getenv, cfg.Path, a.lookPath)
 	if err != nil {
 		a.errorf("%v", err)
@@ -267,6 +284,7 @@ func (a *app) plan(cfg *config.Config, proxyEnv []string, s *sessions.Session, f
 	p := plan{session: s, binary: bin, argv: argv, env: prof.Environ(proxyEnv)}
 	if s.Snapshot != nil {
 		p.tasks = s.Snapshot.TaskBodies()
+		p.highWater = s.Snapshot.HighWater
 	}
 	return p, nil
 }
@@ -324,13 +342,16 @@ func (a *app) restoreTasks(p plan, fork bool) {
 		a.notef("%d snapshotted task(s) not restored: a fork starts with its own empty task list", len(p.tasks))
 		return
 	}
-	r, err := tasks.Restore(a.claudePaths().TaskList(p.session.ID), p.tasks)
+	r, err := tasks.Restore(a.claudePaths().TaskList(p.session.ID), p.tasks, p.highWater)
 	if err != nil {
 		a.notef("warning: tasks not restored: %v", err)
 		return
 	}
 	if len(r.Written) > 0 {
 		a.notef("restored %d task(s)%s", len(r.Written), idList(r.Written))
+	}
+	if len(r.Skipped) > 0 {
+		a.notef("warning: %d snapshotted task(s) have ids that cannot name a task file and were not restored%s", len(r.Skipped), idList(r.Skipped))
 	}
 }
 

@@ -259,3 +259,60 @@ func TestResumeRestoresTasks(t *testing.T) {
 		t.Fatalf("fork: %q", r.stderr)
 	}
 }
+
+func TestFlagsAfterTheFilter(t *testing.T) {
+	h, api, _ := demo(t)
+	r := h.run("resume", "Login", "bugfix", "--dry-run")
+	if r.code != 0 || r.exec != nil || !strings.HasPrefix(r.stdout, "session: "+idLogin+"\ncwd: "+api) {
+		t.Fatalf("flag after the filter: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = h.run("resume", "ls", "nothing-matches", "--json")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("ls filter --json: %d %q", r.code, r.stdout)
+	}
+	r = h.run("resume", "login", "--bogus")
+	if r.code != 2 || !strings.Contains(r.stderr, "flag provided but not defined: -bogus") {
+		t.Fatalf("bad flag after the filter: %d %q", r.code, r.stderr)
+	}
+	r = h.run("resume", "--dry-run", "--", "-not-a-flag")
+	if r.code != 1 || !strings.Contains(r.stderr, `no session matches "-not-a-flag"`) {
+		t.Fatalf("word after --: %d %q", r.code, r.stderr)
+	}
+	r = h.run("resume", "login", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "forgectl resume —") {
+		t.Fatalf("--help after the filter: %d %q", r.code, r.stdout)
+	}
+}
+
+func TestResumeRefusesOtherHarnessesAndMissingCwd(t *testing.T) {
+	h, _, _ := demo(t)
+	h.config("[launch.defaults]\nharness = \"codex\"\n")
+	r := h.run("resume", "--dry-run", "login")
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, `harness "codex" is not supported yet`) {
+		t.Fatalf("harness: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	h.config("")
+	// A transcript whose rows carry no cwd at all.
+	dir := filepath.Join(h.claude, "projects", "-nowhere")
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "22222222-0000-0000-0000-000000000000.jsonl"), []byte(`{"type":"custom-title","customTitle":"No cwd","sessionId":"22222222-0000-0000-0000-000000000000"}`+"\n"), 0o600)
+	r = h.run("resume", "--dry-run", "--all", "No cwd")
+	if r.code != 1 || !strings.Contains(r.stderr, "records no working directory") {
+		t.Fatalf("no cwd: %d %q", r.code, r.stderr)
+	}
+}
+
+func TestVerboseReportsBrokenLines(t *testing.T) {
+	h, api, _ := demo(t)
+	p := filepath.Join(h.claude, "projects", strings.ReplaceAll(api, "/", "-"), idLogin+".jsonl")
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("not json at all\n")
+	f.Close()
+	r := h.run("resume", "ls", "--verbose")
+	if !strings.Contains(r.stderr, p+": 1 line(s) that are not JSON") {
+		t.Fatalf("verbose: %q", r.stderr)
+	}
+}

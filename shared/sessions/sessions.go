@@ -153,7 +153,7 @@ func List(opt Options) (Result, error) {
 		s := build(f, &sums[i].Sum)
 		if e, ok := live[s.ID]; ok {
 			s.Live, s.Pid, s.Tmux, s.Status, s.LiveState = true, e.Pid, e.Tmux, e.Status, registry.Check(e)
-			if s.Name == "" && e.UserNamed() {
+			if derivedName(s.NameSource) && e.UserNamed() {
 				s.Name, s.NameSource = e.Name, "registry"
 			}
 		}
@@ -165,7 +165,7 @@ func List(opt Options) (Result, error) {
 		}
 		if rec := snaps[s.ID]; rec != nil {
 			s.Snapshot = rec
-			if s.Name == "" && rec.Name != "" {
+			if derivedName(s.NameSource) && rec.Name != "" {
 				s.Name, s.NameSource = rec.Name, "snapshot"
 			}
 		}
@@ -329,6 +329,12 @@ func walk(root string) ([]fileRef, []error, error) {
 	return files, problems, nil
 }
 
+// derivedName reports a name no person gave (or none at all): a name the
+// user gave, kept by the registry or the snapshot store, takes its place.
+func derivedName(source string) bool {
+	return source == "" || source == "ai-title" || source == "summary"
+}
+
 // statDir lists dir's *.jsonl regular files with their size, mtime and
 // inode. It reads the directory unsorted and stats relative to its fd, as
 // find does, which matters at 10,000 files.
@@ -396,10 +402,12 @@ func summarise(files []fileRef, ix index, workers int) ([]*indexEntry, bool, int
 					ent.Sum = old.Sum
 				}
 				if err := ent.Sum.UpdateWith(sc, f.path); err != nil {
+					// Unreadable now (gone, permissions, I/O): leave it out
+					// of this listing and out of the cache, so the next
+					// listing reads it again. Fixing a permission changes
+					// no mtime, so a cached empty summary would stick.
 					problems[i] = err
-					if errors.Is(err, os.ErrNotExist) {
-						continue
-					}
+					continue
 				}
 				sums[i] = ent
 			}

@@ -184,3 +184,38 @@ func TestRepoName(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// A transcript that cannot be read now is left out of the listing and of
+// the cache, so that once it is readable again it is listed.
+func TestUnreadableTranscriptIsNotCached(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "x.jsonl")
+	os.Mkdir(bad, 0o700) // opens, but every read fails (EISDIR)
+	sums, changed, scanned, problems := summarise([]fileRef{{path: bad, size: 10, mt: 1}}, index{}, 1)
+	if sums[0] != nil || len(problems) != 1 || scanned != 1 || !changed {
+		t.Fatalf("sums %v problems %v scanned %d", sums[0], problems, scanned)
+	}
+}
+
+// A name the user gave, kept by the snapshot store, beats an AI title.
+func TestUserNameBeatsAITitle(t *testing.T) {
+	f := newFixture(t)
+	repo := filepath.Join(f.home, "r")
+	os.MkdirAll(repo, 0o755)
+	now := time.Now()
+	f.transcript(repo, "s1", now, row(repo, "s1", "main", "cli", "hi"),
+		`{"type":"ai-title","aiTitle":"Greeting","sessionId":"s1"}`+"\n")
+	f.transcript(repo, "s2", now.Add(-time.Minute), row(repo, "s2", "main", "cli", "hi"),
+		`{"type":"custom-title","customTitle":"Kept","sessionId":"s2"}`+"\n")
+	store := snapstore.Store{Dir: filepath.Join(f.home, "store")}
+	for _, id := range []string{"s1", "s2"} {
+		store.Update(snapstore.Observation{SessionID: id, Name: "Renamed by me", NameSource: "user", At: now})
+	}
+	res, _ := List(Options{Claude: f.claude, Snapshots: store})
+	if s := res.Sessions[0]; s.Name != "Renamed by me" || s.NameSource != "snapshot" {
+		t.Fatalf("ai-title kept over the user's name: %+v", s)
+	}
+	if s := res.Sessions[1]; s.Name != "Kept" || s.NameSource != "custom-title" {
+		t.Fatalf("the transcript's own custom title must win: %+v", s)
+	}
+}

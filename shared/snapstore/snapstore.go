@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -257,12 +258,16 @@ func (s Store) Update(o Observation) (Record, error) {
 	defer l.Unlock()
 	path := s.Path(o.SessionID)
 	prev, err := readRecord(path)
+	var syntax *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
 	switch {
 	case err == nil, errors.Is(err, ErrNoRecord):
-	case errors.Is(err, os.ErrPermission):
+	case !errors.As(err, &syntax) && !errors.As(err, &typeErr) && !errors.Is(err, io.ErrUnexpectedEOF):
+		// Not a damaged record but a failed read (permissions, I/O, too
+		// many open files): leave the record alone and report it.
 		return Record{}, err
 	default:
-		aside := fmt.Sprintf("%s.corrupt-%d", path, o.At.Unix())
+		aside := fmt.Sprintf("%s.corrupt-%d", path, o.At.UnixNano())
 		if rerr := os.Rename(path, aside); rerr != nil {
 			return Record{}, errors.Join(err, rerr)
 		}

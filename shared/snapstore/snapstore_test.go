@@ -99,7 +99,7 @@ func TestStoreCorruptRecordMovedAside(t *testing.T) {
 	if _, err := s.Update(Observation{SessionID: "x", Tasks: []tasks.Task{tk("1", "pending")}, At: time.Unix(100, 0)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(s.Path("x") + ".corrupt-100"); err != nil {
+	if _, err := os.Stat(s.Path("x") + ".corrupt-100000000000"); err != nil {
 		t.Fatal("corrupt record not kept aside")
 	}
 	all, problems := s.All()
@@ -134,5 +134,18 @@ func TestMergeOutOfOrderAndPartial(t *testing.T) {
 	live, gone = ids(r)
 	if d := cmp.Diff([]any{[]string{"1", "3", "4"}, []string{"2"}}, []any{live, gone}); d != "" {
 		t.Fatal(d)
+	}
+}
+
+// A record that cannot be read (here: a directory in its place) is a
+// failed read, not a damaged record: it is neither moved nor replaced.
+func TestStoreReadFailureIsNotCorruption(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	os.Mkdir(s.Path("y"), 0o700)
+	if _, err := s.Update(Observation{SessionID: "y", At: time.Unix(100, 0)}); err == nil {
+		t.Fatal("want the read error")
+	}
+	if st, err := os.Stat(s.Path("y")); err != nil || !st.IsDir() {
+		t.Fatal("the unreadable record was touched")
 	}
 }

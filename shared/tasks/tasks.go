@@ -151,11 +151,13 @@ const LockTimeout = 5 * time.Second
 
 // Restore writes tasks back into dir without ever overwriting a file that
 // exists (the live session's copy always wins), and raises .highwatermark
-// to at least the highest restored numeric id so Claude Code never hands out
-// an id already on disk. It takes the list's lock the way Claude Code does
-// (proper-lockfile: an exclusive mkdir of "<dir>/.lock.lock", the .lock file
-// itself being created with O_EXCL first). Running it twice is a no-op.
-func Restore(dir string, ts []Task) (Restored, error) {
+// to at least the highest restored numeric id, and to at least
+// minHighWater (the mark the snapshot saw), so Claude Code never hands out
+// an id it used before. It never lowers it. It takes the list's lock the way
+// Claude Code does (proper-lockfile: an exclusive mkdir of
+// "<dir>/.lock.lock", the .lock file itself being created with O_EXCL
+// first). Running it twice is a no-op.
+func Restore(dir string, ts []Task, minHighWater int) (Restored, error) {
 	var r Restored
 	if len(ts) == 0 {
 		return r, nil
@@ -191,9 +193,9 @@ func Restore(dir string, ts []Task) (Restored, error) {
 		}
 	}
 	r.After = r.Before
-	if maxID > r.Before {
-		r.After = maxID
-		if err := writeFileAtomic(filepath.Join(dir, ".highwatermark"), []byte(strconv.Itoa(maxID)), 0o644); err != nil {
+	if want := max(maxID, minHighWater); want > r.Before {
+		r.After = want
+		if err := writeFileAtomic(filepath.Join(dir, ".highwatermark"), []byte(strconv.Itoa(want)), 0o644); err != nil {
 			return r, err
 		}
 	}

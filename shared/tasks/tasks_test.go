@@ -53,7 +53,7 @@ func TestRestore(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "2.json"), live, 0o644)
 	os.WriteFile(filepath.Join(dir, ".highwatermark"), []byte("3"), 0o644)
 
-	r, err := Restore(dir, snap)
+	r, err := Restore(dir, snap, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestRestore(t *testing.T) {
 		t.Fatalf("unknown fields must survive, 2-space indent: %s", b)
 	}
 
-	r2, err := Restore(dir, snap)
+	r2, err := Restore(dir, snap, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestRestore(t *testing.T) {
 	// A watermark above every restored id is never lowered.
 	os.WriteFile(filepath.Join(dir, ".highwatermark"), []byte("40"), 0o644)
 	os.Remove(filepath.Join(dir, "5.json"))
-	r3, _ := Restore(dir, snap)
+	r3, _ := Restore(dir, snap, 0)
 	if r3.After != 40 {
 		t.Fatalf("watermark lowered: %+v", r3)
 	}
@@ -91,6 +91,12 @@ func TestRestore(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".lock.lock")); !os.IsNotExist(err) {
 		t.Fatal("lock left behind")
 	}
+
+	// The snapshot's own mark (ids used by tasks since deleted) is honoured.
+	r4, _ := Restore(dir, snap, 57)
+	if r4.Before != 40 || r4.After != 57 {
+		t.Fatalf("snapshot mark not raised to: %+v", r4)
+	}
 }
 
 func TestRestoreHonoursClaudeLock(t *testing.T) {
@@ -100,7 +106,7 @@ func TestRestoreHonoursClaudeLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := Restore(dir, []Task{{ID: "1", Body: body("1", "pending")}}); done <- err }()
+	go func() { _, err := Restore(dir, []Task{{ID: "1", Body: body("1", "pending")}}, 0); done <- err }()
 	time.Sleep(100 * time.Millisecond)
 	if _, err := os.Stat(filepath.Join(dir, "1.json")); err == nil {
 		t.Fatal("restore wrote while claude held the list lock")
@@ -120,7 +126,7 @@ func TestRestoreBreaksStaleLock(t *testing.T) {
 	os.Mkdir(lockDir, 0o755)
 	old := time.Now().Add(-time.Minute)
 	os.Chtimes(lockDir, old, old)
-	if _, err := Restore(dir, []Task{{ID: "1", Body: body("1", "pending")}}); err != nil {
+	if _, err := Restore(dir, []Task{{ID: "1", Body: body("1", "pending")}}, 0); err != nil {
 		t.Fatal(err)
 	}
 }

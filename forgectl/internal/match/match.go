@@ -61,6 +61,12 @@ func Find(list []sessions.Session, filter string, includeHidden bool) ([]int, Ti
 			}
 		}
 		if len(hits) > 0 {
+			if t.tier == ExactID {
+				// One id in two project folders (a copied transcript):
+				// the list is newest first, and the newest is the one
+				// claude --resume would continue.
+				hits = hits[:1]
+			}
 			return hits, t.tier
 		}
 	}

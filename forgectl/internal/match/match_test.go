@@ -13,6 +13,7 @@ func TestFind(t *testing.T) {
 		{ID: "1fc9aaaa-0000-0000-0000-000000000000", Name: "Login", Repo: "api", Cwd: "/home/a/src/api"},
 		{ID: "77777777-0000-0000-0000-000000000000", Repo: "forgectl", Cwd: "/home/a/src/forgectl"},
 		{ID: "88888888-0000-0000-0000-000000000000", Repo: "forgectl", Cwd: "/home/a/src/forgectl/sub", Hidden: true},
+		{ID: "1fc9d747-58cb-4e62-b7f1-a85d62252943", Name: "older copy", Repo: "web-app", Cwd: "/home/a/old/web-app"},
 	}
 	for _, tc := range []struct {
 		filter string
@@ -20,11 +21,11 @@ func TestFind(t *testing.T) {
 		want   []int
 		tier   Tier
 	}{
-		{"", false, []int{0, 1, 2}, None},
-		{"", true, []int{0, 1, 2, 3}, None},
+		{"", false, []int{0, 1, 2, 4}, None},
+		{"", true, []int{0, 1, 2, 3, 4}, None},
 		{"1fc9d747-58cb-4e62-b7f1-a85d62252943", false, []int{0}, ExactID},
-		{"1FC9", false, []int{0, 1}, IDPrefix},
-		{"1fc9d", false, []int{0}, IDPrefix},
+		{"1FC9", false, []int{0, 1, 4}, IDPrefix},
+		{"1fc9d", false, []int{0, 4}, IDPrefix},
 		{"login", false, []int{1}, ExactName},
 		{"bugfix", false, []int{0}, Substring},
 		{"forgectl", false, []int{2}, Substring},
