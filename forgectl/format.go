@@ -204,19 +204,25 @@ func appendString(b []byte, s string) []byte {
 }
 
 // age renders a time as "5m ago", compact enough for a table column.
-func age(now, t time.Time) string {
+func age(now, t time.Time) string { return string(appendAge(nil, now, t)) }
+
+func appendAge(b []byte, now, t time.Time) []byte {
 	d := now.Sub(t)
+	var n int64
+	var unit string
 	switch {
 	case d < 0:
-		return "just now"
+		return append(b, "just now"...)
 	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+		n, unit = int64(d/time.Second), "s ago"
 	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+		n, unit = int64(d/time.Minute), "m ago"
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
+		n, unit = int64(d/time.Hour), "h ago"
+	default:
+		n, unit = int64(d/(24*time.Hour)), "d ago"
 	}
-	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	return append(strconv.AppendInt(b, n, 10), unit...)
 }
 
 func title(s *sessions.Session) string {
@@ -392,7 +398,10 @@ func wrap(s string, width int) string {
 
 func pickRow(now time.Time, s *sessions.Session) string {
 	b := make([]byte, 0, 160)
-	b = pad(b, age(now, s.LastActivity), 8)
+	b = appendAge(b, now, s.LastActivity)
+	for n := len(b); n < 8; n++ {
+		b = append(b, ' ')
+	}
 	b = append(b, "  "...)
 	b = pad(b, clean(cut(orDash(s.Repo), 20)), 20)
 	b = append(b, "  "...)

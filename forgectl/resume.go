@@ -173,10 +173,14 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 			return
 		}
 		now := a.now()
+		claude := a.claudePaths()
 		items := make([]picker.Item, len(hits))
-		for k, i := range hits {
-			items[k] = pickItem{s: &list[i], now: now, row: pickRow(now, &list[i]), claude: a.claudePaths()}
-		}
+		// Rows for 10,000 sessions are a noticeable part of the time to
+		// first rows: build them on every core.
+		sessions.Parallel(len(hits), 0, func(k int) {
+			i := hits[k]
+			items[k] = pickItem{s: &list[i], now: now, row: pickRow(now, &list[i]), claude: claude}
+		})
 		src.Set(items)
 	}()
 	// The finder re-reads a hot-reloaded source only every 30 ms, so rows

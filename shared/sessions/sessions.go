@@ -176,7 +176,7 @@ func List(opt Options) (Result, error) {
 	// those whose files changed since the cached counts.
 	nextTasks := make([]*taskEntry, len(res.Sessions))
 	var tasksChanged atomicFlag
-	parallel(len(res.Sessions), opt.Workers, func(i int) {
+	Parallel(len(res.Sessions), opt.Workers, func(i int) {
 		s := &res.Sessions[i]
 		if opt.SkipTasks {
 			if te := tix[paths.SanitizeListID(s.ID)]; te != nil {
@@ -576,27 +576,28 @@ func RepoName(dir, home string) string {
 	return filepath.Base(dir)
 }
 
-// parallel calls fn(0..n-1) on up to workers goroutines (GOMAXPROCS when 0).
-func parallel(n, workers int, fn func(i int)) {
+// Parallel calls fn(0..n-1) on up to workers goroutines (GOMAXPROCS when
+// 0), handing out indexes in chunks so that cheap calls are not dominated
+// by the hand-out.
+func Parallel(n, workers int, fn func(i int)) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	const chunk = 64
 	var wg sync.WaitGroup
-	var next sync.Mutex
-	i := 0
+	var next atomic.Int64
 	for range min(workers, n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				next.Lock()
-				k := i
-				i++
-				next.Unlock()
-				if k >= n {
+				start := int(next.Add(chunk)) - chunk
+				if start >= n {
 					return
 				}
-				fn(k)
+				for k := start; k < min(start+chunk, n); k++ {
+					fn(k)
+				}
 			}
 		}()
 	}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -217,5 +218,17 @@ func TestUserNameBeatsAITitle(t *testing.T) {
 	}
 	if s := res.Sessions[1]; s.Name != "Kept" || s.NameSource != "custom-title" {
 		t.Fatalf("the transcript's own custom title must win: %+v", s)
+	}
+}
+
+func TestParallelCoversEveryIndexOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 63, 64, 65, 1000} {
+		seen := make([]int32, n)
+		Parallel(n, 3, func(i int) { atomic.AddInt32(&seen[i], 1) })
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("n=%d: index %d called %d times", n, i, c)
+			}
+		}
 	}
 }
