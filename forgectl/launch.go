@@ -42,20 +42,9 @@ func (a *app) launch(extra []string, dryRun bool) error {
 		a.errorf("cannot read the current directory: %v", err)
 		return exit(exitcode.Failed)
 	}
-	prof := config.Resolve(cfg, cwd, a.home)
-	if prof.Harness != "" && prof.Harness != "claude" {
-		a.errorf("harness %q is not supported yet", prof.Harness)
-		a.hintf("set harness = \"claude\" (or remove it) in %s", cfg.Path)
-		return exit(exitcode.Refused)
-	}
-	bin, err := prof.ClaudeBinary(a.getenv, cfg.Path, a.lookPath)
+	prof, bin, err := a.profileFor(cfg, cwd)
 	if err != nil {
-		a.errorf("%v", err)
-		var be *config.BinaryError
-		if errors.As(err, &be) && be.Hint != "" {
-			a.hintf("%s", be.Hint)
-		}
-		return exit(exitcode.Failed)
+		return err
 	}
 	argv := append([]string{bin}, prof.Args(a.stdoutTTY)...)
 	argv = append(argv, extra...)
@@ -76,4 +65,26 @@ func (a *app) launch(extra []string, dryRun bool) error {
 		return exit(exitcode.Failed)
 	}
 	return nil
+}
+
+// profileFor resolves the launch profile of dir and the claude it runs,
+// refusing (exit 2) a harness other than claude and failing (exit 1) when
+// claude cannot be found; launch and resume share it so they refuse alike.
+func (a *app) profileFor(cfg *config.Config, dir string) (config.Resolved, string, error) {
+	prof := config.Resolve(cfg, dir, a.home)
+	if prof.Harness != "" && prof.Harness != "claude" {
+		a.errorf("harness %q is not supported yet", prof.Harness)
+		a.hintf("set harness = \"claude\" (or remove it) in %s", cfg.Path)
+		return prof, "", exit(exitcode.Refused)
+	}
+	bin, err := prof.ClaudeBinary(a.getenv, cfg.Path, a.lookPath)
+	if err != nil {
+		a.errorf("%v", err)
+		var be *config.BinaryError
+		if errors.As(err, &be) && be.Hint != "" {
+			a.hintf("%s", be.Hint)
+		}
+		return prof, "", exit(exitcode.Failed)
+	}
+	return prof, bin, nil
 }

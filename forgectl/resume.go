@@ -267,20 +267,9 @@ func (a *app) plan(cfg *config.Config, proxyEnv []string, s *sessions.Session, f
 		a.hintf("recreate it (for a deleted worktree: git worktree add %s <branch>) and run this again", s.Cwd)
 		return plan{}, exit(exitcode.Failed)
 	}
-	prof := config.Resolve(cfg, s.Cwd, a.home)
-	if prof.Harness != "" && prof.Harness != "claude" {
-		a.errorf("harness %q is not supported yet", prof.Harness)
-		a.hintf("set harness = \"claude\" (or remove it) in %s", cfg.Path)
-		return plan{}, exit(exitcode.Refused)
-	}
-	bin, err := prof.ClaudeBinary(a.getenv, cfg.Path, a.lookPath)
+	prof, bin, err := a.profileFor(cfg, s.Cwd)
 	if err != nil {
-		a.errorf("%v", err)
-		var be *config.BinaryError
-		if errors.As(err, &be) && be.Hint != "" {
-			a.hintf("%s", be.Hint)
-		}
-		return plan{}, exit(exitcode.Failed)
+		return plan{}, err
 	}
 	argv := append([]string{bin}, prof.Args(a.stdoutTTY)...)
 	argv = append(argv, "--resume", s.ID)
