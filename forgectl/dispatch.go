@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
-	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/snaprun"
 )
 
@@ -49,7 +48,7 @@ func (a *app) dispatch(ctx context.Context, args []string) (int, bool) {
 	}
 	path, err := a.findSibling(sib.binary)
 	if err != nil {
-		a.errorf("%s is not installed: %v", sib.binary, err)
+		a.errorf("%s is not installed beside forgectl or on PATH", sib.binary)
 		a.hintf("install it beside forgectl (%s) or on PATH: go install forgectl.dev/%s@latest", filepath.Dir(a.self), sib.binary)
 		return exitcode.Failed, true
 	}
@@ -66,20 +65,7 @@ func (a *app) dispatch(ctx context.Context, args []string) (int, bool) {
 // findSibling looks beside this executable first, so a release unpacked in
 // one folder uses its own binaries, then on PATH.
 func (a *app) findSibling(name string) (string, error) {
-	if a.self != "" {
-		p := filepath.Join(filepath.Dir(a.self), name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	p, err := a.lookPath(name)
-	if err != nil {
-		return "", errors.New("not beside forgectl and not on PATH")
-	}
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	return p, nil
+	return paths.Program{Name: name, Self: a.self, SkipGoRun: true}.Find(a.getenv, a.lookPath)
 }
 
 // withEnv overlays KEY=VALUE pairs on an environment, replacing any earlier

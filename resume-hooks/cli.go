@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -282,20 +281,7 @@ func (a *app) hookRunner(cfg *config.Config) (*hookrun.Runner, error) {
 // restartBinary is resume-restart: $FORGECTL_RESTART_BIN, else beside this
 // executable, else on PATH.
 func (a *app) restartBinary() (string, error) {
-	if p := a.getenv("FORGECTL_RESTART_BIN"); p != "" {
-		return p, nil
-	}
-	if a.self != "" {
-		p := filepath.Join(filepath.Dir(a.self), "resume-restart")
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	p, err := a.lookPath("resume-restart")
-	if err != nil {
-		return "", errors.New("resume-restart not found beside resume-hooks or on PATH")
-	}
-	return filepath.Abs(p)
+	return paths.Program{Name: "resume-restart", EnvVar: "FORGECTL_RESTART_BIN", Self: a.self, SkipGoRun: true}.Find(a.getenv, a.lookPath)
 }
 
 // notify posts a macOS notification. The texts travel as osascript's

@@ -474,25 +474,6 @@ func narrow(all []outdated.Session, ids []string) ([]outdated.Session, []string)
 // executable, else forgectl on PATH. A `go run` build lives in a temporary
 // directory deleted when it exits, so such a path is passed over.
 func (a *app) forgectlPath() (string, error) {
-	if v := a.getenv("FORGECTL_SELF"); v != "" && !goRunBuild(v) {
-		p, err := a.lookPath(v)
-		if err != nil {
-			return "", fmt.Errorf("FORGECTL_SELF (%q) cannot be run: %v", v, err)
-		}
-		return filepath.Abs(p)
-	}
-	if exe, err := a.executable(); err == nil && !goRunBuild(exe) {
-		if p, err := a.lookPath(filepath.Join(filepath.Dir(exe), "forgectl")); err == nil {
-			return filepath.Abs(p)
-		}
-	}
-	p, err := a.lookPath("forgectl")
-	if err != nil {
-		return "", errors.New("forgectl is neither beside this program nor on PATH")
-	}
-	return filepath.Abs(p)
-}
-
-func goRunBuild(p string) bool {
-	return strings.Contains(filepath.ToSlash(p), "/go-build")
+	exe, _ := a.executable()
+	return paths.Program{Name: "forgectl", EnvVar: "FORGECTL_SELF", Self: exe, SkipGoRun: true}.Find(a.getenv, a.lookPath)
 }

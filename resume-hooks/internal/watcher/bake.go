@@ -4,7 +4,6 @@
 package watcher
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 
 	"forgectl.dev/shared/claudever"
+	"forgectl.dev/shared/paths"
 )
 
 // SystemPath follows the baked directories in the watcher's PATH.
@@ -110,48 +110,14 @@ func (b Bake) Validate() error {
 }
 
 // ErrGoRun refuses a forgectl built by `go run`, which is deleted when it exits.
-var ErrGoRun = errors.New("this forgectl is a go run build, deleted when it exits")
+var ErrGoRun = paths.ErrGoRun
 
 // FindForgectl is forgectl's absolute path: $FORGECTL_SELF (set by forgectl
 // when it dispatches here), else a forgectl beside this executable, else
-// forgectl on PATH.
+// forgectl on PATH. A `go run` build is refused: the watcher would run a
+// deleted file.
 func FindForgectl(getenv func(string) string, self string, lookPath func(string) (string, error)) (string, error) {
-	var p string
-	switch {
-	case getenv("FORGECTL_SELF") != "":
-		p = getenv("FORGECTL_SELF")
-	case self != "" && isExecutable(filepath.Join(filepath.Dir(self), "forgectl")):
-		p = filepath.Join(filepath.Dir(self), "forgectl")
-	default:
-		found, err := lookPath("forgectl")
-		if err != nil {
-			return "", errors.New("forgectl not found beside resume-hooks or on PATH")
-		}
-		p = found
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	if IsGoRunBuild(abs) {
-		return "", fmt.Errorf("%w (%s)", ErrGoRun, abs)
-	}
-	return abs, nil
-}
-
-// IsGoRunBuild reports a path inside a go-build temporary directory.
-func IsGoRunBuild(p string) bool {
-	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
-		if strings.HasPrefix(part, "go-build") {
-			return true
-		}
-	}
-	return false
-}
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+	return paths.Program{Name: "forgectl", EnvVar: "FORGECTL_SELF", Self: self}.Find(getenv, lookPath)
 }
 
 // Warnings are the loud warnings of an install: a watched claude that is not

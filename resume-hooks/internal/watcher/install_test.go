@@ -409,7 +409,14 @@ func TestFindForgectl(t *testing.T) {
 	os.MkdirAll(filepath.Dir(beside), 0o755)
 	os.WriteFile(beside, []byte("#!/bin/sh\n"), 0o755)
 	self := filepath.Join(dir, "bin", "resume-hooks")
-	onPath := func(string) (string, error) { return "/usr/local/bin/forgectl", nil }
+	// A named path is taken as it is (it need not exist here); a bare name
+	// is found on PATH.
+	onPath := func(name string) (string, error) {
+		if strings.Contains(name, "/") {
+			return name, nil
+		}
+		return "/usr/local/bin/forgectl", nil
+	}
 	noPath := func(string) (string, error) { return "", errors.New("not found") }
 	env := func(v string) func(string) string {
 		return func(k string) string {
