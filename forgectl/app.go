@@ -199,14 +199,7 @@ func (a *app) forgectlPaths() paths.Forgectl { return paths.ForgectlFrom(a.geten
 func (a *app) loadConfig() (*config.Config, error) {
 	cfg, err := config.Load(a.forgectlPaths().Config())
 	if err != nil {
-		var list config.ErrorList
-		if errors.As(err, &list) {
-			for _, e := range list {
-				a.errorf("%s", e.Error())
-			}
-		} else {
-			a.errorf("%v", err)
-		}
+		config.Report(a.stderr, err)
 		a.hintf("fix the config file, or run 'forgectl doctor' for a full report")
 		return nil, exit(exitcode.Refused)
 	}

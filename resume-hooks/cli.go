@@ -166,19 +166,7 @@ func (a *app) loadConfig() (*config.Config, error) {
 	return cfg, exitError(exitcode.Refused)
 }
 
-func (a *app) printConfigErrors(err error) {
-	var list config.ErrorList
-	if !errors.As(err, &list) {
-		a.errorf("%v", err)
-		return
-	}
-	for _, e := range list {
-		a.errorf("%s", e.Error())
-		if e.Hint != "" {
-			a.hintf("%s", e.Hint)
-		}
-	}
-}
+func (a *app) printConfigErrors(err error) { config.Report(a.stderr, err) }
 
 // hooks converts the config's entries, keeping their positions.
 func hooks(cfg *config.Config) []hookrun.Hook {

@@ -247,14 +247,7 @@ func (a *app) installed(ctx context.Context, home string, fc paths.Forgectl) (cl
 		}
 		loaded, err := config.Load(fc.Config())
 		if err != nil {
-			var list config.ErrorList
-			if errors.As(err, &list) {
-				for _, e := range list {
-					a.errorf("%s", e.Error())
-				}
-			} else {
-				a.errorf("%v", err)
-			}
+			config.Report(a.stderr, err)
 			a.hint("fix %s; until then claude is looked up on PATH, ignoring its binary_path", fc.Config())
 		} else {
 			cfg = loaded

@@ -3,10 +3,13 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+
+	"forgectl.dev/shared/msg"
 )
 
 // Config is one config.toml, decoded.
@@ -188,4 +191,21 @@ func errReason(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// Report prints every problem in err (an ErrorList from Load, or any other
+// error) as an error line, each followed by its hint when it has one, in
+// the suite's message format.
+func Report(w io.Writer, err error) {
+	var list ErrorList
+	if !errors.As(err, &list) {
+		msg.Errorf(w, "%v", err)
+		return
+	}
+	for _, e := range list {
+		msg.Errorf(w, "%s", e.Error())
+		if e.Hint != "" {
+			msg.Hintf(w, "%s", e.Hint)
+		}
+	}
 }

@@ -512,3 +512,17 @@ harness = { inline = true }
 		}
 	}
 }
+
+func TestReport(t *testing.T) {
+	var b strings.Builder
+	_, err := Parse("config.toml", []byte("[[resume.on_update]]\nharness = \"claude\"\ncomand = [\"x\"]\n"))
+	Report(&b, err)
+	if !strings.Contains(b.String(), "forgectl: error: config.toml:3: ") || !strings.Contains(b.String(), `unknown key "comand"`) {
+		t.Fatalf("%q", b.String())
+	}
+	b.Reset()
+	Report(&b, errors.New("read config.toml: permission denied"))
+	if b.String() != "forgectl: error: read config.toml: permission denied\n" {
+		t.Fatalf("%q", b.String())
+	}
+}
