@@ -2,12 +2,12 @@ package sessions
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"forgectl.dev/shared/binrec"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/tasks"
 	"forgectl.dev/shared/transcript"
@@ -63,20 +63,6 @@ func (e *taskEntry) same(files []taskFile) bool {
 	return true
 }
 
-// encoder appends to one byte slice; the whole index is written at once.
-type encoder struct{ b []byte }
-
-func (e *encoder) u(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
-func (e *encoder) i(v int64)  { e.b = binary.AppendVarint(e.b, v) }
-func (e *encoder) s(v string) { e.u(uint64(len(v))); e.b = append(e.b, v...) }
-func (e *encoder) b1(v bool) {
-	if v {
-		e.b = append(e.b, 1)
-	} else {
-		e.b = append(e.b, 0)
-	}
-}
-
 func summaryStrings(s *transcript.Summary) []*string {
 	return []*string{&s.SessionID, &s.Cwd, &s.LastCwd, &s.Relocated, &s.GitBranch, &s.Version,
 		&s.Entrypoint, &s.TeamName, &s.FirstPrompt, &s.LastPrompt, &s.LastHuman, &s.CustomTitle, &s.AgentName,
@@ -88,106 +74,48 @@ func summaryInts(s *transcript.Summary) []*int64 {
 }
 
 func saveIndex(path string, ix index, tix taskIndex, hist *historyIndex) error {
-	e := encoder{b: make([]byte, 0, 600*len(ix)+64*len(tix)+64)}
-	e.b = append(e.b, indexMagic...)
-	e.u(indexFormat)
-	e.u(uint64(len(ix)))
+	e := binrec.Encoder{B: make([]byte, 0, 600*len(ix)+64*len(tix)+64)}
+	e.B = append(e.B, indexMagic...)
+	e.Uint(indexFormat)
+	e.Uint(uint64(len(ix)))
 	for p, ent := range ix {
-		e.s(p)
-		e.u(ent.Ino)
-		e.i(ent.Size)
-		e.i(ent.MtimeNs)
+		e.String(p)
+		e.Uint(ent.Ino)
+		e.Int(ent.Size)
+		e.Int(ent.MtimeNs)
 		for _, f := range summaryStrings(&ent.Sum) {
-			e.s(*f)
+			e.String(*f)
 		}
 		for _, f := range summaryInts(&ent.Sum) {
-			e.i(*f)
+			e.Int(*f)
 		}
-		e.i(int64(ent.Sum.Messages))
-		e.i(int64(ent.Sum.BrokenLines))
-		e.b1(ent.Sum.Sidechain)
+		e.Int(int64(ent.Sum.Messages))
+		e.Int(int64(ent.Sum.BrokenLines))
+		e.Bool(ent.Sum.Sidechain)
 	}
-	e.u(uint64(len(tix)))
+	e.Uint(uint64(len(tix)))
 	for dir, te := range tix {
-		e.s(dir)
-		e.u(uint64(len(te.Files)))
+		e.String(dir)
+		e.Uint(uint64(len(te.Files)))
 		for _, f := range te.Files {
-			e.s(f.Name)
-			e.i(f.Size)
-			e.i(f.MtimeNs)
+			e.String(f.Name)
+			e.Int(f.Size)
+			e.Int(f.MtimeNs)
 		}
 		for _, n := range []int{te.Counts.Pending, te.Counts.InProgress, te.Counts.Completed, te.Counts.Total} {
-			e.i(int64(n))
+			e.Int(int64(n))
 		}
 	}
-	e.u(hist.Ino)
-	e.i(hist.Size)
-	e.i(hist.Offset)
-	e.u(uint64(len(hist.Sessions)))
+	e.Uint(hist.Ino)
+	e.Int(hist.Size)
+	e.Int(hist.Offset)
+	e.Uint(uint64(len(hist.Sessions)))
 	for id, h := range hist.Sessions {
-		e.s(id)
-		e.i(h.LastAtMs)
-		e.s(h.Last)
+		e.String(id)
+		e.Int(h.LastAtMs)
+		e.String(h.Last)
 	}
-	return fsutil.WriteAtomic(path, e.b, fsutil.FilePerm)
-}
-
-// decoder reads from one string holding the whole file, so every decoded
-// string is a substring sharing its memory: loading 10,000 summaries then
-// costs one allocation for the text instead of one per field.
-type decoder struct {
-	b   string
-	err error
-}
-
-var errCorrupt = errors.New("corrupt index")
-
-func (d *decoder) u() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := uvarint(d.b)
-	if n <= 0 {
-		d.err = errCorrupt
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-func (d *decoder) i() int64 {
-	if d.err != nil {
-		return 0
-	}
-	ux, n := uvarint(d.b)
-	v := int64(ux >> 1)
-	if ux&1 != 0 {
-		v = ^v
-	}
-	if n <= 0 {
-		d.err = errCorrupt
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-func (d *decoder) s() string {
-	n := d.u()
-	if d.err != nil || n > uint64(len(d.b)) {
-		d.err = errCorrupt
-		return ""
-	}
-	v := string(d.b[:n])
-	d.b = d.b[n:]
-	return v
-}
-func (d *decoder) bool() bool {
-	if d.err != nil || len(d.b) == 0 {
-		d.err = errCorrupt
-		return false
-	}
-	v := d.b[0] == 1
-	d.b = d.b[1:]
-	return v
+	return fsutil.WriteAtomic(path, e.B, fsutil.FilePerm)
 }
 
 // loadIndex returns empty indexes for a missing, foreign or damaged file.
@@ -210,86 +138,68 @@ func decodeIndex(path string) (index, taskIndex, *historyIndex, error) {
 	if !bytes.HasPrefix(b, []byte(indexMagic)) {
 		return nil, nil, nil, fmt.Errorf("%s: not an index", path)
 	}
-	d := decoder{b: string(b[len(indexMagic):])}
-	if d.u() != indexFormat {
+	d := binrec.Decoder{S: string(b[len(indexMagic):])}
+	if d.Uint() != indexFormat {
 		return nil, nil, nil, nil // another parser version: rebuild silently
 	}
-	n := d.u()
-	if d.err != nil || n > uint64(len(b)) {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
+	n := d.Count()
+	if d.Err() != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
 	}
 	ix := make(index, n)
 	for range n {
-		p := d.s()
-		ent := &indexEntry{Ino: d.u(), Size: d.i(), MtimeNs: d.i()}
+		p := d.String()
+		ent := &indexEntry{Ino: d.Uint(), Size: d.Int(), MtimeNs: d.Int()}
 		for _, f := range summaryStrings(&ent.Sum) {
-			*f = d.s()
+			*f = d.String()
 		}
 		for _, f := range summaryInts(&ent.Sum) {
-			*f = d.i()
+			*f = d.Int()
 		}
-		ent.Sum.Messages = int(d.i())
-		ent.Sum.BrokenLines = int(d.i())
-		ent.Sum.Sidechain = d.bool()
-		if d.err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", path, d.err)
+		ent.Sum.Messages = int(d.Int())
+		ent.Sum.BrokenLines = int(d.Int())
+		ent.Sum.Sidechain = d.Bool()
+		if d.Err() != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
 		}
 		ix[p] = ent
 	}
-	nt := d.u()
-	if d.err != nil || nt > uint64(len(b)) {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
+	nt := d.Count()
+	if d.Err() != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
 	}
 	tix := make(taskIndex, nt)
 	for range nt {
-		dir := d.s()
-		nf := d.u()
-		if d.err != nil || nf > uint64(len(b)) {
-			return nil, nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
+		dir := d.String()
+		nf := d.Count()
+		if d.Err() != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
 		}
 		te := &taskEntry{Files: make([]taskFile, nf)}
 		for k := range te.Files {
-			te.Files[k] = taskFile{Name: d.s(), Size: d.i(), MtimeNs: d.i()}
+			te.Files[k] = taskFile{Name: d.String(), Size: d.Int(), MtimeNs: d.Int()}
 		}
-		te.Counts = tasks.Counts{Pending: int(d.i()), InProgress: int(d.i()), Completed: int(d.i()), Total: int(d.i())}
-		if d.err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", path, d.err)
+		te.Counts = tasks.Counts{Pending: int(d.Int()), InProgress: int(d.Int()), Completed: int(d.Int()), Total: int(d.Int())}
+		if d.Err() != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
 		}
 		tix[dir] = te
 	}
-	hist := &historyIndex{Ino: d.u(), Size: d.i(), Offset: d.i()}
-	nh := d.u()
-	if d.err != nil || nh > uint64(len(b)) {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, errCorrupt)
+	hist := &historyIndex{Ino: d.Uint(), Size: d.Int(), Offset: d.Int()}
+	nh := d.Count()
+	if d.Err() != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
 	}
 	hist.Sessions = make(map[string]histEntry, nh)
 	for range nh {
-		id := d.s()
-		hist.Sessions[id] = histEntry{LastAtMs: d.i(), Last: d.s()}
+		id := d.String()
+		hist.Sessions[id] = histEntry{LastAtMs: d.Int(), Last: d.String()}
 	}
-	if d.err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, d.err)
+	if d.Err() != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
 	}
-	if len(d.b) != 0 {
+	if d.Rest() != 0 {
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, io.ErrUnexpectedEOF)
 	}
 	return ix, tix, hist, nil
-}
-
-// uvarint is binary.Uvarint for a string.
-func uvarint(s string) (uint64, int) {
-	var x uint64
-	var shift uint
-	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
-		c := s[i]
-		if c < 0x80 {
-			if i == binary.MaxVarintLen64-1 && c > 1 {
-				return 0, -(i + 1)
-			}
-			return x | uint64(c)<<shift, i + 1
-		}
-		x |= uint64(c&0x7f) << shift
-		shift += 7
-	}
-	return 0, 0
 }
