@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"forgectl.dev/forgectl/internal/pickcache"
 )
 
 // End-to-end tests run the built forgectl against a temp home, with the
@@ -320,6 +322,67 @@ func TestE2EPickerEscExits130(t *testing.T) {
 	if _, err := os.Stat(e.record); err == nil {
 		t.Fatal("claude ran after Esc")
 	}
+}
+
+// The second picker opens over its cached rows; the fresh listing's rows
+// must replace them in the real finder even when there are as many (which
+// go-fuzzyfinder alone would not notice), and the choice is the fresh one.
+func TestE2EPickerReplacesCachedRows(t *testing.T) {
+	e := newE2E(t)
+	api := e.repo("api-server")
+	web := e.repo("web-app")
+	e.session(idLogin, api, "feature/login", "fix the login flow", "Login bugfix work", time.Hour)
+	e.session(idPages, api, "feat/pages", "add cursor pagination", "Cursor pagination", 2*time.Hour)
+	e.session(idWeb, web, "main", "dark mode please", "", 3*time.Hour)
+	tm := newTmux(t)
+	script := filepath.Join(e.home, "run.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\n"+envExports(e.env)+"cd "+e.home+"\n"+e.forgectl+" resume\necho \"EXIT=$?\"\n"+e.forgectl+" resume\necho \"EXIT=$?\"\nsleep 600\n"), 0o755)
+	tm.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "40", script)
+
+	// The first picker lists, draws and writes its cache; leave it.
+	tm.waitFor("the first picker", func(s string) bool { return strings.Contains(s, "“dark mode please”") })
+	cache := pickcache.Path(filepath.Join(e.fc, "cache"), filepath.Join(e.claude, "projects"))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(cache); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no row cache: %v", err)
+		}
+	}
+	// Meanwhile the session gets 64 MB of replies and a name: still three
+	// sessions. Reading the new bytes makes the fresh listing land after
+	// the finder's first reload tick, when only a change of length would
+	// make go-fuzzyfinder look again.
+	matches, _ := filepath.Glob(filepath.Join(e.claude, "projects", "*", idWeb+".jsonl"))
+	f, err := os.OpenFile(matches[0], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := fmt.Sprintf(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":%q}]},"sessionId":%q}`+"\n", strings.Repeat("x", 4000), idWeb)
+	w := bufio.NewWriterSize(f, 1<<20)
+	for n := 0; n < 64<<20; n += len(reply) {
+		w.WriteString(reply)
+	}
+	fmt.Fprintf(w, `{"type":"custom-title","customTitle":"Renamed since","sessionId":%q}`+"\n", idWeb)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	tm.run("send-keys", "-t", "t", "Escape")
+
+	// The second picker draws the cached rows, then the fresh ones (the
+	// first one never lists again, so only the second can show the name).
+	tm.waitFor("the fresh rows", func(s string) bool {
+		return strings.Contains(s, "Renamed since") && !strings.Contains(s, "“dark mode please”")
+	})
+	tm.run("send-keys", "-t", "t", "-l", "Renamed")
+	tm.waitFor("the filtered list", func(s string) bool { return !strings.Contains(s, "Login bugfix work") })
+	tm.run("send-keys", "-t", "t", "Enter")
+	r := e.waitRecord(t)
+	if r.Cwd != web || strings.Join(r.Args, " ") != "--resume "+idWeb {
+		t.Fatalf("picked and exec'd: %+v", r)
+	}
+	stopProcess(t, r.Pid)
 }
 
 func envExports(env []string) string {

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"forgectl.dev/forgectl/internal/pickcache"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/sessions"
 	"forgectl.dev/shared/tasks"
@@ -336,8 +337,35 @@ type pickItem struct {
 
 func (p pickItem) Row() string { return p.row }
 
-func (p pickItem) Preview(width int) string {
-	s := p.s
+func (p pickItem) Preview(width int) string { return preview(p.s, p.now, p.claude, width) }
+
+// cachedItem is a row from the picker's cache, shown until the fresh
+// listing's rows replace it.
+type cachedItem struct {
+	e   *pickcache.Entry
+	row string
+	env *itemEnv
+}
+
+// itemEnv is what every cached row's preview shares.
+type itemEnv struct {
+	now    time.Time
+	claude paths.Claude
+}
+
+func (c *cachedItem) Row() string { return c.row }
+
+func (c *cachedItem) Preview(width int) string {
+	s, err := c.e.Session()
+	if err != nil {
+		return "(the picker's cache is damaged here; the fresh listing replaces it in a moment)"
+	}
+	return preview(&s, c.env.now, c.env.claude, width)
+}
+
+// preview is the picker's preview of a session: what it is, where it runs,
+// whether it is live, its tasks and its first and last prompt.
+func preview(s *sessions.Session, now time.Time, claude paths.Claude, width int) string {
 	var b strings.Builder
 	line := func(k, v string) {
 		if v != "" {
@@ -358,7 +386,7 @@ func (p pickItem) Preview(width int) string {
 	}
 	line("cwd", cwd)
 	line("repo", s.Repo+" @ "+orDash(s.Branch))
-	line("active", age(p.now, s.LastActivity)+" ("+s.LastActivity.UTC().Format("2006-01-02 15:04 UTC")+")")
+	line("active", age(now, s.LastActivity)+" ("+s.LastActivity.UTC().Format("2006-01-02 15:04 UTC")+")")
 	if s.Live {
 		st := fmt.Sprintf("running, pid %d", s.Pid)
 		if s.Tmux != "" {
@@ -370,7 +398,7 @@ func (p pickItem) Preview(width int) string {
 	}
 	counts, source := s.Tasks, s.TasksSource
 	if source == "" {
-		counts, source = sessions.TaskCounts(p.claude, s.ID, s.Snapshot)
+		counts, source = sessions.TaskCounts(claude, s.ID, s.Snapshot)
 	}
 	if counts.Total > 0 {
 		line("tasks", fmt.Sprintf("%d pending, %d in progress, %d completed (%s)", counts.Pending, counts.InProgress, counts.Completed, source))
@@ -396,12 +424,30 @@ func wrap(s string, width int) string {
 	return strings.TrimRight(out.String(), "\n")
 }
 
+// pickRow is a session's row in the picker: its age column, then rowTail.
 func pickRow(now time.Time, s *sessions.Session) string {
-	b := make([]byte, 0, 160)
-	b = appendAge(b, now, s.LastActivity)
-	for n := len(b); n < 8; n++ {
+	return joinRow(now, s.LastActivity, rowTail(s))
+}
+
+func joinRow(now, at time.Time, tail string) string {
+	b := make([]byte, 0, 10+len(tail))
+	return string(append(appendAgeColumn(b, now, at), tail...))
+}
+
+// appendAgeColumn appends the age, padded to its column.
+func appendAgeColumn(b []byte, now, at time.Time) []byte {
+	n := len(b)
+	b = appendAge(b, now, at)
+	for k := len(b) - n; k < 8; k++ {
 		b = append(b, ' ')
 	}
+	return b
+}
+
+// rowTail is the part of a picker row that does not depend on the clock,
+// which the picker's cache keeps drawn.
+func rowTail(s *sessions.Session) string {
+	b := make([]byte, 0, 150)
 	b = append(b, "  "...)
 	b = pad(b, clean(cut(orDash(s.Repo), 20)), 20)
 	b = append(b, "  "...)

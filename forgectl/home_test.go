@@ -115,18 +115,24 @@ type fakePicker struct {
 	err      error
 	rows     []string
 	previews []string
+	// cached says the rows it saw first came from the picker's cache.
+	cached bool
 }
 
-func (f *fakePicker) Pick(ctx context.Context, _ string, src *picker.Source) (int, error) {
+func (f *fakePicker) Pick(ctx context.Context, _ string, src *picker.Source) (picker.Item, error) {
 	items, err := src.Wait(ctx)
 	if err != nil {
-		return -1, err
+		return nil, err
 	}
 	for _, it := range items {
+		_, f.cached = it.(*cachedItem)
 		f.rows = append(f.rows, it.Row())
 		f.previews = append(f.previews, it.Preview(80))
 	}
-	return f.choose, f.err
+	if f.err != nil {
+		return nil, f.err
+	}
+	return items[f.choose], nil
 }
 
 // runWith runs forgectl in-process with this home; exec is recorded, never done.

@@ -7,10 +7,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"forgectl.dev/forgectl/internal/match"
-	"forgectl.dev/forgectl/internal/picker"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/sessions"
@@ -141,76 +139,6 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		return exit(exitcode.Failed)
 	}
 	return a.resumeSession(cfg, proxyEnv, s, o)
-}
-
-// pickerHeadStart is how long the picker waits for the listing before it
-// opens empty. A warm listing of 10,000 sessions takes well under it, and
-// rows ready before the finder opens are drawn at once, while rows arriving
-// later wait for the finder's 30 ms reload tick (measured: 20 ms less to
-// first rows than opening early). A cold listing, which takes seconds,
-// fills the open finder when it is done.
-const pickerHeadStart = 300 * time.Millisecond
-
-// errNoSessions ends the picker when the listing found nothing.
-var errNoSessions = errors.New("no sessions")
-
-// pickWhileListing opens the picker at once and lists in the background:
-// the picker's terminal setup and the listing overlap, so rows appear as
-// soon as the listing is done. Task counts are left out of this listing
-// (the preview reads them for the one session shown).
-func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Session, error) {
-	src := picker.NewSource()
-	var list []sessions.Session
-	var hits []int
-	go func() {
-		res, err := a.listSessions(o.verbose, false)
-		if err != nil {
-			src.Fail(err)
-			return
-		}
-		list = res.Sessions
-		hits, _ = match.Find(list, "", o.all)
-		if len(hits) == 0 {
-			src.Fail(errNoSessions)
-			return
-		}
-		now := a.now()
-		claude := a.claudePaths()
-		items := make([]picker.Item, len(hits))
-		// Rows for 10,000 sessions are a noticeable part of the time to
-		// first rows: build them on every core.
-		sessions.Parallel(len(hits), 0, func(k int) {
-			i := hits[k]
-			items[k] = pickItem{s: &list[i], now: now, row: pickRow(now, &list[i]), claude: claude}
-		})
-		src.Set(items)
-	}()
-	// The finder re-reads a hot-reloaded source only every 30 ms, so rows
-	// that are ready before it opens are drawn sooner: give a warm listing a
-	// head start, and let a slow (cold) one fill the open finder later.
-	select {
-	case <-src.Ready():
-	case <-time.After(pickerHeadStart):
-	case <-ctx.Done():
-	}
-	k, err := a.picker.Pick(ctx, "Enter resumes · Esc cancels · type to filter", src)
-	switch {
-	case errors.Is(err, errNoSessions):
-		a.errorf("no Claude Code sessions found under %s", a.claudePaths().Projects())
-		a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
-		return nil, exit(exitcode.Failed)
-	case errors.Is(err, picker.ErrAborted):
-		return nil, exit(exitcode.Interrupted)
-	case err != nil:
-		var ce *codeError
-		if errors.As(err, &ce) {
-			return nil, err
-		}
-		a.errorf("picker: %v", err)
-		return nil, exit(exitcode.Failed)
-	}
-	// The rows were set before any could be chosen.
-	return &list[hits[k]], nil
 }
 
 func (a *app) resumeSession(cfg *config.Config, proxyEnv []string, s *sessions.Session, o resumeOpts) error {

@@ -1,0 +1,43 @@
+package fsutil
+
+import (
+	"io/fs"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// MapFile maps path read-only and returns its content as a string sharing
+// the mapping, for a cache read on a hot path: the kernel maps the page
+// cache's pages instead of copying them into fresh heap memory, which on a
+// virtual machine whose host reclaims idle guest memory is the difference
+// between one millisecond and sixty for a few megabytes (measured on the
+// 2-core VMs this project is built on).
+//
+// The mapping is never unmapped: every string decoded from it refers into
+// it, and the callers are commands that exit (or exec) after one listing.
+// It stays valid when the file is replaced by rename, as every forgectl
+// store is written; truncating the file in place while it is mapped would
+// fault the reader, which is why only forgectl's own caches are mapped.
+func MapFile(path string) (string, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return "", &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Size == 0 {
+		return "", nil // mmap refuses an empty length
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > 1<<30 {
+		return "", &fs.PathError{Op: "map", Path: path, Err: unix.EINVAL}
+	}
+	b, err := unix.Mmap(fd, 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return "", &fs.PathError{Op: "mmap", Path: path, Err: err}
+	}
+	return unsafe.String(&b[0], len(b)), nil
+}
