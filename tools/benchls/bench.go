@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ type bench struct {
 	sessions   int
 	runs       int
 	skipPicker bool
+	onlyPicker bool
 
 	home string
 }
@@ -74,6 +76,13 @@ func (b *bench) all(ctx context.Context) error {
 	forgectl := filepath.Join(b.bin, "forgectl")
 	ls := []string{forgectl, "resume", "ls", "--json"}
 
+	if b.onlyPicker {
+		// The picker's figures assume a warm index.
+		if _, err := b.measure(ctx, 1, nil, env, ls...); err != nil {
+			return err
+		}
+		return b.picker(ctx, env, fc, forgectl)
+	}
 	size, files := treeSize(projects)
 	fmt.Fprintf(b.out, "home: %d transcripts, %.2f GB, %d timed runs each (median)\n\n", files, float64(size)/1e9, b.runs)
 
@@ -131,16 +140,34 @@ func (b *bench) all(ctx context.Context) error {
 	if b.skipPicker {
 		return nil
 	}
-	first, err := b.pickerFirstRows(ctx, env, forgectl)
+	return b.picker(ctx, env, fc, forgectl)
+}
+
+func (b *bench) picker(ctx context.Context, env []string, fc, forgectl string) error {
+	caches := filepath.Join(fc, "cache", "picker-rows-*")
+	// Without its row cache the picker waits for a full listing: the time a
+	// first run (or a run after an upgrade) takes.
+	listed, err := b.pickerFirstRows(ctx, env, forgectl, func() error { return removeGlob(caches) })
 	if err != nil {
 		fmt.Fprintf(b.out, "%-34s skipped: %v\n", "picker first rows (tmux)", err)
 		return nil
 	}
-	verdict = "ok"
-	if first > 100*time.Millisecond {
-		verdict = "MISSED"
+	// With it (written by the run before), the usual case.
+	cached, err := b.pickerFirstRows(ctx, env, forgectl, nil)
+	if err != nil {
+		fmt.Fprintf(b.out, "%-34s skipped: %v\n", "picker first rows (tmux)", err)
+		return nil
 	}
-	fmt.Fprintf(b.out, "%-34s %10s ≤ 100 ms %s\n", "picker first rows (tmux, warm)", ms(first), verdict)
+	for _, m := range []struct {
+		name string
+		d    time.Duration
+	}{{"picker first rows, row cache", cached}, {"picker first rows, no row cache", listed}} {
+		verdict := "ok"
+		if m.d > 100*time.Millisecond {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(b.out, "%-34s %10s ≤ 100 ms %s\n", m.name, ms(m.d), verdict)
+	}
 	return nil
 }
 
@@ -157,52 +184,65 @@ func (b *bench) generate(ctx context.Context) error {
 }
 
 // pickerFirstRows starts `forgectl resume` in a private tmux server and
-// polls the screen until the picker shows its prompt and a session row.
-func (b *bench) pickerFirstRows(ctx context.Context, env []string, forgectl string) (time.Duration, error) {
+// returns the median time from its exec to the first session row reaching
+// the terminal. tmux copies what the pane receives to a file (pipe-pane),
+// which is watched with plain reads: polling the screen with capture-pane
+// starts a tmux client every few milliseconds, and on two cores that took
+// the CPU the picker needs. prep runs before each run, untimed.
+func (b *bench) pickerFirstRows(ctx context.Context, env []string, forgectl string, prep func() error) (time.Duration, error) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return 0, errors.New("tmux not installed")
 	}
 	sock := fmt.Sprintf("benchls-%d", os.Getpid())
 	tmux := func(args ...string) ([]byte, error) {
-		return exec.CommandContext(ctx, "tmux", append([]string{"-L", sock}, args...)...).Output()
+		out, err := exec.CommandContext(ctx, "tmux", append([]string{"-L", sock}, args...)...).Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				err = fmt.Errorf("tmux %s: %v: %s", args[0], err, bytes.TrimSpace(ee.Stderr))
+			}
+		}
+		return out, err
 	}
 	defer tmux("kill-server")
 	if _, err := tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "b", "sh"); err != nil {
 		return 0, err
 	}
 	// The clock starts when the launcher execs forgectl (a stamp written
-	// just before the exec), not when tmux is asked to type: what is
-	// measured is forgectl's own time to first rows, plus the polling's
-	// granularity.
+	// just before the exec), not when tmux is asked to type.
 	stamp := filepath.Join(b.work, "picker-start")
 	launcher := filepath.Join(b.work, "run-picker.sh")
+	output := filepath.Join(b.work, "picker-output")
 	script := "#!/bin/sh\ndate +%s%N > " + stamp + "\nexec env " + strings.Join(quoteAll(env), " ") + " TERM=xterm-256color " + forgectl + " resume\n"
 	if err := os.WriteFile(launcher, []byte(script), 0o755); err != nil {
 		return 0, err
 	}
 	var times []time.Duration
 	for range b.runs {
+		if prep != nil {
+			if err := prep(); err != nil {
+				return 0, err
+			}
+		}
 		os.Remove(stamp)
+		if err := os.WriteFile(output, nil, 0o600); err != nil {
+			return 0, err
+		}
+		if _, err := tmux("pipe-pane", "-t", "b", "-O", "cat >> '"+output+"'"); err != nil {
+			return 0, err
+		}
+		time.Sleep(50 * time.Millisecond)
 		if _, err := tmux("send-keys", "-t", "b", "sh "+launcher, "Enter"); err != nil {
 			return 0, err
 		}
-		var drawn time.Time
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-			screen, _ := tmux("capture-pane", "-p", "-t", "b")
-			if strings.Contains(string(screen), "resume>") && strings.Contains(string(screen), " ago ") {
-				drawn = time.Now()
-				break
-			}
-			// Each poll starts a tmux client; polling harder would take
-			// the CPU the picker needs (two cores).
-			time.Sleep(5 * time.Millisecond)
-		}
+		drawn, err := waitForRow(output, 10*time.Second)
+		tmux("pipe-pane", "-t", "b") // stop copying
 		tmux("send-keys", "-t", "b", "Escape")
 		time.Sleep(300 * time.Millisecond)
 		tmux("send-keys", "-t", "b", "clear", "Enter")
 		time.Sleep(100 * time.Millisecond)
-		if drawn.IsZero() {
-			return 0, errors.New("the picker never drew its rows")
+		if err != nil {
+			return 0, err
 		}
 		raw, err := os.ReadFile(stamp)
 		if err != nil {
@@ -216,6 +256,43 @@ func (b *bench) pickerFirstRows(ctx context.Context, env []string, forgectl stri
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	return times[len(times)/2], nil
+}
+
+// waitForRow watches the pane's output for a session row (every row has an
+// age, "… ago") and returns when it arrived.
+func waitForRow(path string, limit time.Duration) (time.Time, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer f.Close()
+	var seen []byte
+	buf := make([]byte, 64<<10)
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); {
+		n, _ := f.Read(buf)
+		if n == 0 {
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		seen = append(seen, buf[:n]...)
+		if bytes.Contains(seen, []byte(" ago ")) {
+			return time.Now(), nil
+		}
+	}
+	return time.Time{}, errors.New("the picker never drew its rows")
+}
+
+func removeGlob(pattern string) error {
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		if err := removeIfExists(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func quoteAll(env []string) []string {
