@@ -145,11 +145,24 @@ func List(opt Options) (Result, error) {
 	taskDirs := listDirs(opt.Claude.Tasks())
 	repos := repoCache{home: opt.Home, names: map[string]repoInfo{}}
 
-	res.Sessions = make([]Session, 0, len(files))
-	for i, f := range files {
-		if sums[i] == nil {
-			continue
+	// Build the rows newest first: sorting the small file records here is
+	// cheaper than sorting (or copying) the large rows afterwards.
+	order := make([]int, 0, len(files))
+	for i := range files {
+		if sums[i] != nil {
+			order = append(order, i)
 		}
+	}
+	sort.Slice(order, func(a, b int) bool {
+		fa, fb := &files[order[a]], &files[order[b]]
+		if fa.mt != fb.mt {
+			return fa.mt > fb.mt
+		}
+		return sessionID(fa.path) < sessionID(fb.path)
+	})
+	res.Sessions = make([]Session, 0, len(order))
+	for _, i := range order {
+		f := files[i]
 		s := build(f, &sums[i].Sum)
 		if e, ok := live[s.ID]; ok {
 			s.Live, s.Pid, s.Tmux, s.Status, s.LiveState = true, e.Pid, e.Tmux, e.Status, registry.Check(e)
@@ -227,29 +240,17 @@ func List(opt Options) (Result, error) {
 			}
 		}
 	}
-	// Sort an index rather than the rows: a Session is large to swap.
-	order := make([]int, len(res.Sessions))
-	for i := range order {
-		order[i] = i
-	}
-	all := res.Sessions
-	sort.Slice(order, func(i, j int) bool {
-		a, b := &all[order[i]], &all[order[j]]
-		if !a.LastActivity.Equal(b.LastActivity) {
-			return a.LastActivity.After(b.LastActivity)
-		}
-		return a.ID < b.ID
-	})
-	res.Sessions = make([]Session, len(all))
-	for k, i := range order {
-		res.Sessions[k] = all[i]
-	}
 	return res, nil
+}
+
+// sessionID is the id a transcript's file name carries.
+func sessionID(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ".jsonl")
 }
 
 func build(f fileRef, sum *transcript.Summary) Session {
 	s := Session{
-		ID:           strings.TrimSuffix(filepath.Base(f.path), ".jsonl"),
+		ID:           sessionID(f.path),
 		FirstPrompt:  sum.FirstPrompt,
 		LastPrompt:   sum.Latest(),
 		Cwd:          sum.ProjectCwd(),
