@@ -19,7 +19,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"forgectl.dev/shared/jsonl"
@@ -482,22 +481,32 @@ func countTasks(c paths.Claude, dirs map[string]bool, tix taskIndex, id string, 
 // readTaskCounts returns the cached entry when every task file still has
 // the size and mtime it had, else reads the list again.
 func readTaskCounts(dir string, cached *taskEntry) *taskEntry {
-	ents, err := os.ReadDir(dir)
+	// A thousand task lists are read on every listing: stat relative to
+	// the directory's descriptor, as statDir does for transcripts.
+	d, err := os.Open(dir)
 	if err != nil {
 		return nil
 	}
+	defer d.Close()
+	ents, err := d.ReadDir(-1)
+	if err != nil {
+		return nil
+	}
+	fd := int(d.Fd())
 	files := make([]taskFile, 0, len(ents))
 	for _, e := range ents {
 		n := e.Name()
 		if !strings.HasSuffix(n, ".json") || strings.HasPrefix(n, ".") || e.IsDir() {
 			continue
 		}
-		var st syscall.Stat_t
-		if syscall.Stat(filepath.Join(dir, n), &st) != nil {
+		var st unix.Stat_t
+		if unix.Fstatat(fd, n, &st, 0) != nil {
 			continue
 		}
-		files = append(files, taskFile{Name: n, Size: st.Size, MtimeNs: mtimeNs(&st)})
+		files = append(files, taskFile{Name: n, Size: st.Size, MtimeNs: unixMtimeNs(&st)})
 	}
+	// Directory order is arbitrary; the cached list is in name order.
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 	if cached.same(files) {
 		return cached
 	}
