@@ -28,6 +28,13 @@ the fuzzy finder; without a terminal (or with --dry-run) the candidates are
 printed and it exits 1. So: candidates on stdout means ambiguous, empty
 stdout means no match, exit 0 means it resumed.
 
+THE PICKER
+  Newest first; type to filter every session at once, Enter resumes the row
+  under the cursor, Esc or Ctrl-C leaves (exit 130). It opens over the rows
+  it showed last time (a cache beside the transcript index), lists afresh
+  meanwhile and swaps the fresh rows in a moment later; whatever row is
+  chosen, the fresh listing decides what happens to it.
+
 FLAGS
   --dry-run   print the resolved session, cwd, argv, added environment and
               tasks to restore, as "key: value" lines; exec nothing, never

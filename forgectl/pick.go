@@ -26,6 +26,10 @@ const pickerHeadStart = 300 * time.Millisecond
 // rows to be drawn (they normally are within a few tens of milliseconds).
 const firstDrawWait = 150 * time.Millisecond
 
+// abandonListing bounds how long leaving the picker (Esc, an error) waits
+// for the fresh listing to finish.
+const abandonListing = time.Second
+
 // errNoSessions ends the picker when the listing found nothing.
 var errNoSessions = errors.New("no sessions")
 
@@ -104,6 +108,15 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	}
 	it, err := a.picker.Pick(ctx, "Enter resumes · Esc cancels · type to filter", src)
 	close(picked)
+	if err != nil {
+		// Leaving: let a listing that is about done write its caches, so
+		// that exiting never cuts a write short and leaves a temp file; a
+		// long (cold) listing is abandoned.
+		select {
+		case <-fresh:
+		case <-time.After(abandonListing):
+		}
+	}
 	switch {
 	case errors.Is(err, errNoSessions):
 		a.errorf("no Claude Code sessions found under %s", root)

@@ -63,9 +63,9 @@ func TestDamagedInput(t *testing.T) {
 	full := string(e.B)
 	for cut := 0; cut < len(full); cut++ {
 		d := Decoder{S: full[:cut]}
-		d.String()
-		d.Int()
-		d.Bool()
+		if _, _, last := d.String(), d.Int(), d.Bool(); last {
+			t.Errorf("cut at %d: the last read returned data", cut)
+		}
 		if !errors.Is(d.Err(), ErrCorrupt) {
 			t.Errorf("cut at %d: err %v, want ErrCorrupt", cut, d.Err())
 		}
