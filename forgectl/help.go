@@ -75,9 +75,12 @@ TABLE COLUMNS
 JSON (--json): an array ([] when empty) of objects with these fields
   session_id       string   Claude Code's session id (what --resume takes)
   name             string   the session's name, "" when never named
-  name_source      string   agent-name | custom-title | ai-title | summary |
-                            registry (a live /rename) | snapshot (kept by
-                            resume snapshot after the session exited) | ""
+  name_source      string   agent-name | custom-title | custom-title-file
+                            (the <id>/custom-title.json /rename writes, when
+                            the transcript has no title row) | ai-title |
+                            summary | registry (a live /rename) | snapshot
+                            (kept by resume snapshot after the session
+                            exited) | ""
   repo             string   the git top level's name (the main checkout's for a
                             worktree), else the cwd's base name
   branch           string   the newest gitBranch recorded ("HEAD" off-branch)

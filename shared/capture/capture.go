@@ -30,6 +30,7 @@ import (
 	"forgectl.dev/shared/registry"
 	"forgectl.dev/shared/snapstore"
 	"forgectl.dev/shared/tasks"
+	"forgectl.dev/shared/transcript"
 )
 
 // TaskListEnv names a task list other than the session id, both in the
@@ -426,7 +427,7 @@ func (c Capturer) resolve(t target) (target, string) {
 	}
 	sidecar := ""
 	if t.name == "" && t.transcript != "" {
-		sidecar = sidecarPath(t.transcript, t.id)
+		sidecar = transcript.SidecarPath(t.transcript, t.id)
 	}
 	return t, sidecar
 }

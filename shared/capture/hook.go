@@ -6,7 +6,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"forgectl.dev/shared/transcript"
 )
 
 // Hook is the part of a Claude Code hook's stdin JSON the capture uses.
@@ -97,33 +98,13 @@ func stringField(b []byte, key string) string {
 	}
 }
 
-// sidecarPath is <project dir>/<id>/custom-title.json, which Claude Code
-// writes on /rename next to the transcript.
-func sidecarPath(transcript, id string) string {
-	return filepath.Join(filepath.Dir(transcript), id, "custom-title.json")
-}
-
 // sidecarTitle reads a custom-title.json: a name for a session whose
 // registry entry carries only a derived one.
 func sidecarTitle(path string) (name, source string) {
 	b, err := os.ReadFile(path)
-	if err != nil || len(b) > 64<<10 {
+	if err != nil {
 		return "", ""
 	}
-	var ct struct {
-		CustomTitle string `json:"customTitle"`
-		By          string `json:"by"`
-	}
-	if json.Unmarshal(b, &ct) != nil {
-		return "", ""
-	}
-	title := strings.TrimSpace(ct.CustomTitle)
-	if title == "" || ct.By == "derived" {
-		return "", ""
-	}
-	source = ct.By
-	if source == "" {
-		source = "custom-title"
-	}
-	return title, source
+	name, source, _ = transcript.ParseSidecar(b)
+	return name, source
 }

@@ -24,13 +24,23 @@ import (
 const indexMagic = "FCTIDX"
 
 // indexFormat changes with the encoding below and with the parser's meaning.
-const indexFormat = 3<<16 | transcript.ParserVersion
+const indexFormat = 4<<16 | transcript.ParserVersion
 
 type indexEntry struct {
 	Ino     uint64
 	Size    int64
 	MtimeNs int64
 	Sum     transcript.Summary
+	// Side is what the session's sidecar title file said, valid while the
+	// file keeps its size and mtime.
+	Side sideEntry
+}
+
+// sideEntry is a sidecar custom-title.json, read; Size is -1 when there is
+// none and Title "" when it names nobody.
+type sideEntry struct {
+	Size, MtimeNs int64
+	Title, By     string
 }
 
 type index map[string]*indexEntry
@@ -92,6 +102,10 @@ func saveIndex(path string, ix index, tix taskIndex, hist *historyIndex) error {
 		e.Int(int64(ent.Sum.Messages))
 		e.Int(int64(ent.Sum.BrokenLines))
 		e.Bool(ent.Sum.Sidechain)
+		e.Int(ent.Side.Size)
+		e.Int(ent.Side.MtimeNs)
+		e.String(ent.Side.Title)
+		e.String(ent.Side.By)
 	}
 	e.Uint(uint64(len(tix)))
 	for dir, te := range tix {
@@ -159,6 +173,7 @@ func decodeIndex(path string) (index, taskIndex, *historyIndex, error) {
 		ent.Sum.Messages = int(d.Int())
 		ent.Sum.BrokenLines = int(d.Int())
 		ent.Sum.Sidechain = d.Bool()
+		ent.Side = sideEntry{Size: d.Int(), MtimeNs: d.Int(), Title: d.String(), By: d.String()}
 		if d.Err() != nil {
 			return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
 		}

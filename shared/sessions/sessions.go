@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/registry"
@@ -98,6 +99,9 @@ type fileRef struct {
 	ino  uint64
 	size int64
 	mt   int64
+	// folder says the session has its own folder beside the transcript
+	// (subagents, tool results, the sidecar title of a /rename).
+	folder bool
 }
 
 // List reads every session.
@@ -129,6 +133,9 @@ func List(opt Options) (Result, error) {
 	}
 	sums, changed, scanned, perr := summarise(files, ix, opt.Workers)
 	res.Problems = append(res.Problems, perr...)
+	sidesChanged, sproblems := readSidecars(files, sums, opt.Workers)
+	res.Problems = append(res.Problems, sproblems...)
+	changed = changed || sidesChanged
 	res.Scanned, res.Reused = scanned, len(files)-scanned
 
 	live, rproblems := liveSessions(opt.Claude.Registry())
@@ -162,7 +169,7 @@ func List(opt Options) (Result, error) {
 	res.Sessions = make([]Session, 0, len(order))
 	for _, i := range order {
 		f := files[i]
-		s := build(f, &sums[i].Sum)
+		s := build(f, sums[i])
 		if e, ok := live[s.ID]; ok {
 			s.Live, s.Pid, s.Tmux, s.Status, s.LiveState = true, e.Pid, e.Tmux, e.Status, registry.Check(e)
 			if derivedName(s.NameSource) && e.UserNamed() {
@@ -247,7 +254,8 @@ func sessionID(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), ".jsonl")
 }
 
-func build(f fileRef, sum *transcript.Summary) Session {
+func build(f fileRef, ent *indexEntry) Session {
+	sum := &ent.Sum
 	s := Session{
 		ID:           sessionID(f.path),
 		FirstPrompt:  sum.FirstPrompt,
@@ -263,6 +271,11 @@ func build(f fileRef, sum *transcript.Summary) Session {
 		BrokenLines:  sum.BrokenLines,
 	}
 	s.Name, s.NameSource = sum.Name()
+	// Claude Code's precedence: an agent name, then the custom title from
+	// the transcript, else from the sidecar file, then the AI title.
+	if ent.Side.Title != "" && sum.AgentName == "" && sum.CustomTitle == "" {
+		s.Name, s.NameSource = ent.Side.Title, "custom-title-file"
+	}
 	if s.LastPrompt == "" {
 		s.LastPrompt = s.FirstPrompt
 	}
@@ -349,6 +362,18 @@ func statDir(dir string) ([]fileRef, error) {
 		return nil, err
 	}
 	fd := int(f.Fd())
+	// A session's folder sits beside its transcript: the directory listing
+	// already says which exist, so only those are looked into for a
+	// sidecar title (see readSidecars).
+	var folders map[string]bool
+	for _, e := range ents {
+		if e.IsDir() {
+			if folders == nil {
+				folders = map[string]bool{}
+			}
+			folders[e.Name()] = true
+		}
+	}
 	var out []fileRef
 	for _, e := range ents {
 		name := e.Name()
@@ -362,9 +387,56 @@ func statDir(dir string) ([]fileRef, error) {
 		if st.Mode&unix.S_IFMT != unix.S_IFREG {
 			continue
 		}
-		out = append(out, fileRef{path: filepath.Join(dir, name), ino: uint64(st.Ino), size: st.Size, mt: unixMtimeNs(&st)})
+		out = append(out, fileRef{path: filepath.Join(dir, name), ino: uint64(st.Ino), size: st.Size, mt: unixMtimeNs(&st),
+			folder: folders[strings.TrimSuffix(name, ".jsonl")]})
 	}
 	return out, nil
+}
+
+// readSidecars brings the sidecar title up to date for each session that
+// could use one: a session with a folder whose transcript carries no title
+// row (a row wins over the file, so most renamed sessions need no look).
+// Only files whose size or mtime changed are read. It reports whether any
+// summary changed.
+func readSidecars(files []fileRef, sums []*indexEntry, workers int) (bool, []error) {
+	var changed atomicFlag
+	problems := make([]error, len(files))
+	Parallel(len(files), workers, func(i int) {
+		f, e := &files[i], sums[i]
+		if e == nil || !f.folder || e.Sum.CustomTitle != "" || e.Sum.AgentName != "" {
+			return
+		}
+		p := transcript.SidecarPath(f.path, sessionID(f.path))
+		side := sideEntry{Size: -1}
+		var st unix.Stat_t
+		if unix.Stat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+			side.Size, side.MtimeNs = st.Size, unixMtimeNs(&st)
+		}
+		if side.Size == e.Side.Size && side.MtimeNs == e.Side.MtimeNs {
+			return
+		}
+		if side.Size >= 0 {
+			b, err := fsutil.ReadFile(p)
+			if err != nil {
+				// Unreadable now: not cached, so the next listing tries again.
+				problems[i] = err
+				side = sideEntry{Size: -2}
+			} else {
+				side.Title, side.By, _ = transcript.ParseSidecar(b)
+			}
+		}
+		next := *e // the loaded index's entry is left as it was
+		next.Side = side
+		sums[i] = &next
+		changed.set()
+	})
+	var errs []error
+	for _, p := range problems {
+		if p != nil {
+			errs = append(errs, p)
+		}
+	}
+	return changed.get(), errs
 }
 
 // summarise fills one summary per file, reusing cached ones that are still

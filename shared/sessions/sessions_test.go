@@ -232,3 +232,82 @@ func TestParallelCoversEveryIndexOnce(t *testing.T) {
 		}
 	}
 }
+
+// A /rename also writes <id>/custom-title.json beside the transcript; it
+// names a session whose transcript carries no title row, in Claude Code's
+// precedence (agent name and the transcript's own title first).
+func TestSidecarTitle(t *testing.T) {
+	f := newFixture(t)
+	repo := filepath.Join(f.home, "src", "api")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	now := time.Now()
+	sidecar := func(p, body string, at time.Time) string {
+		dir := filepath.Join(filepath.Dir(p), strings.TrimSuffix(filepath.Base(p), ".jsonl"))
+		os.MkdirAll(filepath.Join(dir, "subagents"), 0o700)
+		sp := filepath.Join(dir, "custom-title.json")
+		if err := os.WriteFile(sp, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(sp, at, at)
+		return sp
+	}
+	only := f.transcript(repo, "s-only", now.Add(-time.Hour), row(repo, "s-only", "main", "cli", "work"),
+		`{"type":"ai-title","aiTitle":"An AI title","sessionId":"s-only"}`+"\n")
+	sp := sidecar(only, `{"customTitle":"Sidecar name","by":"user","at":"2026-11-29T16:41:49.344Z"}`, now.Add(-time.Hour))
+	row2 := f.transcript(repo, "s-row", now.Add(-2*time.Hour), row(repo, "s-row", "main", "cli", "work"),
+		`{"type":"custom-title","customTitle":"Row name","sessionId":"s-row"}`+"\n")
+	sidecar(row2, `{"customTitle":"Older sidecar","by":"user"}`, now.Add(-2*time.Hour))
+	agent := f.transcript(repo, "s-agent", now.Add(-3*time.Hour), row(repo, "s-agent", "main", "cli", "work"),
+		`{"type":"agent-name","agentName":"Agent name","sessionId":"s-agent"}`+"\n")
+	sidecar(agent, `{"customTitle":"Sidecar under agent","by":"user"}`, now.Add(-3*time.Hour))
+	derived := f.transcript(repo, "s-derived", now.Add(-4*time.Hour), row(repo, "s-derived", "main", "cli", "derived work"))
+	sidecar(derived, `{"customTitle":"Not a name","by":"derived"}`, now.Add(-4*time.Hour))
+	garbage := f.transcript(repo, "s-garbage", now.Add(-5*time.Hour), row(repo, "s-garbage", "main", "cli", "garbage work"))
+	sidecar(garbage, `{"customTitle":`, now.Add(-5*time.Hour))
+	// A folder without a title file (subagents only).
+	bare := f.transcript(repo, "s-bare", now.Add(-6*time.Hour), row(repo, "s-bare", "main", "cli", "bare work"))
+	os.MkdirAll(filepath.Join(filepath.Dir(bare), "s-bare", "subagents"), 0o700)
+
+	idx := filepath.Join(f.home, "fc", "cache", "transcripts.idx")
+	names := func() map[string]string {
+		t.Helper()
+		res, err := List(Options{Claude: f.claude, IndexPath: idx, Home: f.home})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, s := range res.Sessions {
+			m[s.ID] = s.Name + " (" + s.NameSource + ")"
+		}
+		return m
+	}
+	want := map[string]string{
+		"s-only":    "Sidecar name (custom-title-file)",
+		"s-row":     "Row name (custom-title)",
+		"s-agent":   "Agent name (agent-name)",
+		"s-derived": " ()",
+		"s-garbage": " ()",
+		"s-bare":    " ()",
+	}
+	for pass := range 2 { // cold, then from the index
+		got := names()
+		for id, w := range want {
+			if got[id] != w {
+				t.Errorf("pass %d: %s is named %q, want %q", pass, id, got[id], w)
+			}
+		}
+	}
+
+	// Renamed again: a new size or mtime is read, even from the index.
+	later := now.Add(time.Minute)
+	os.WriteFile(sp, []byte(`{"customTitle":"Renamed twice","by":"user"}`), 0o600)
+	os.Chtimes(sp, later, later)
+	if got := names()["s-only"]; got != "Renamed twice (custom-title-file)" {
+		t.Errorf("after a second rename: %q", got)
+	}
+	// The file removed: back to the AI title.
+	os.Remove(sp)
+	if got := names()["s-only"]; got != "An AI title (ai-title)" {
+		t.Errorf("without the file: %q", got)
+	}
+}
