@@ -187,8 +187,10 @@ func (a *app) errorf(format string, args ...any) { msg.Errorf(a.stderr, format, 
 
 func (a *app) hintf(format string, args ...any) { msg.Hintf(a.stderr, format, args...) }
 
-func (a *app) notef(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "forgectl: "+format+"\n", args...)
+func (a *app) notef(format string, args ...any) { noteTo(a.stderr, format, args...) }
+
+func noteTo(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "forgectl: "+format+"\n", args...)
 }
 
 func (a *app) claudePaths() paths.Claude { return paths.ClaudeFrom(a.getenv, a.home) }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"forgectl.dev/forgectl/internal/match"
@@ -63,6 +66,10 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 		src.Set(items)
 	}
 
+	// The finder owns the terminal: what the listing has to say waits
+	// until it has let go.
+	held := &heldNotes{}
+	defer held.flushTo(a.stderr) // what an abandoned listing wrote late
 	picked := make(chan struct{}) // closed when the finder has returned
 	fresh := make(chan listing, 1)
 	go func() {
@@ -77,7 +84,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 			case <-time.After(firstDrawWait):
 			}
 		}
-		res, err := a.listSessions(o.verbose, false)
+		res, err := a.listSessions(held, o.verbose, false)
 		if err != nil {
 			src.Fail(err)
 			fresh <- listing{err: err}
@@ -92,7 +99,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 		// replaces this process) never leaves half a temp file behind.
 		if enc := pickcache.Encode(root, res.Sessions, rowTail); string(enc) != raw {
 			if err := pickcache.Save(cachePath, enc); err != nil && o.verbose {
-				a.notef("warning: cannot save the picker's row cache: %v", err)
+				noteTo(held, "warning: cannot save the picker's row cache: %v", err)
 			}
 		}
 		fresh <- listing{sessions: res.Sessions}
@@ -116,6 +123,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 		case <-fresh:
 		case <-time.After(abandonListing):
 		}
+		held.flushTo(a.stderr)
 	}
 	switch {
 	case errors.Is(err, errNoSessions):
@@ -135,6 +143,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	// A cached row, chosen before the fresh rows arrived, names a session:
 	// resume what the fresh listing says of it.
 	l := <-fresh
+	held.flushTo(a.stderr)
 	if l.err != nil {
 		return nil, l.err
 	}
@@ -145,7 +154,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	case *cachedItem:
 		s, err := it.e.Session()
 		if err != nil {
-			a.errorf("the picker's row cache is damaged, and it has been rewritten")
+			a.errorf("the picker's row cache was damaged (it is rewritten from the fresh listing)")
 			a.hintf("run 'forgectl resume' again")
 			return nil, exit(exitcode.Failed)
 		}
@@ -159,6 +168,25 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	a.errorf("session %s is no longer on disk", id)
 	a.hintf("run 'forgectl resume' again to pick from the sessions there are now")
 	return nil, exit(exitcode.Failed)
+}
+
+// heldNotes keeps messages written while the picker draws, for after.
+type heldNotes struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (h *heldNotes) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.buf.Write(p)
+}
+
+func (h *heldNotes) flushTo(w io.Writer) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w.Write(h.buf.Bytes())
+	h.buf.Reset()
 }
 
 // pickItems makes the picker's rows of list, newest first as listed.

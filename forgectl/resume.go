@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -11,13 +12,16 @@ import (
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/sessions"
 	"forgectl.dev/shared/snapstore"
 	"forgectl.dev/shared/tasks"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
-func (a *app) listSessions(verbose, countTasks bool) (sessions.Result, error) {
+// listSessions lists every session, printing problems to w (stderr, or
+// held back while the picker owns the terminal).
+func (a *app) listSessions(w io.Writer, verbose, countTasks bool) (sessions.Result, error) {
 	// A listing allocates many short-lived summaries: collecting garbage
 	// less often saves a third of a warm listing, and the memory limit
 	// keeps the peak under the 64 MB budget when a cold scan runs.
@@ -32,21 +36,21 @@ func (a *app) listSessions(verbose, countTasks bool) (sessions.Result, error) {
 		Home:      a.home,
 	})
 	if err != nil {
-		a.errorf("cannot list sessions: %v", err)
+		msg.Errorf(w, "cannot list sessions: %v", err)
 		return res, exit(exitcode.Failed)
 	}
 	if verbose {
 		for _, p := range res.Problems {
-			a.notef("warning: %v", p)
+			noteTo(w, "warning: %v", p)
 		}
 		for _, s := range res.Sessions {
 			if s.BrokenLines > 0 {
-				a.notef("warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
+				noteTo(w, "warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
 			}
 		}
-		a.notef("%d transcripts read, %d from the index", res.Scanned, res.Reused)
+		noteTo(w, "%d transcripts read, %d from the index", res.Scanned, res.Reused)
 	} else if n := len(res.Problems); n > 0 {
-		a.notef("%d file(s) could not be read fully; --verbose lists them", n)
+		noteTo(w, "%d file(s) could not be read fully; --verbose lists them", n)
 	}
 	return res, nil
 }
@@ -103,7 +107,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		}
 		return a.resumeSession(cfg, proxyEnv, s, o)
 	}
-	res, err := a.listSessions(o.verbose, true)
+	res, err := a.listSessions(a.stderr, o.verbose, true)
 	if err != nil {
 		return err
 	}
@@ -314,7 +318,7 @@ func (a *app) lsCommand() *ffcli.Command {
 		FlagSet:   fs,
 		UsageFunc: helpFunc(lsHelp),
 		Exec: func(ctx context.Context, args []string) error {
-			res, err := a.listSessions(*verbose, true)
+			res, err := a.listSessions(a.stderr, *verbose, true)
 			if err != nil {
 				return err
 			}

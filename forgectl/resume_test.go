@@ -387,7 +387,8 @@ func TestPickerRowCacheUnusable(t *testing.T) {
 	os.WriteFile(cache, []byte("garbage"), 0o600)
 	p := &fakePicker{err: picker.ErrAborted}
 	r := h.runWith(true, p, nil, "resume", "--verbose")
-	if r.code != 130 || p.cached || len(p.rows) != 3 || !strings.Contains(r.stderr, "row cache is not usable") {
+	if r.code != 130 || p.cached || len(p.rows) != 3 || !strings.Contains(r.stderr, "row cache is not usable") ||
+		!strings.Contains(r.stderr, "3 transcripts read, 0 from the index") {
 		t.Fatalf("garbage cache: %d cached=%v %q", r.code, p.cached, r.stderr)
 	}
 	p = &fakePicker{err: picker.ErrAborted}
