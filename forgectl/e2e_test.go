@@ -258,18 +258,25 @@ func (s *tmuxServer) waitFor(what string, ok func(string) bool) string {
 	return ""
 }
 
+// startPickers runs `forgectl resume` n times in a row in a 160x40 tmux
+// window, printing EXIT=<code> after each.
+func (e *e2e) startPickers(tm *tmuxServer, n int) {
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n" + envExports(e.env) + "cd " + e.home + "\n")
+	for range n {
+		b.WriteString(e.forgectl + " resume\necho \"EXIT=$?\"\n")
+	}
+	b.WriteString("sleep 600\n")
+	script := filepath.Join(e.home, "run.sh")
+	os.WriteFile(script, []byte(b.String()), 0o755)
+	tm.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "40", script)
+}
+
 func TestE2EPickerInTmux(t *testing.T) {
 	e := newE2E(t)
-	api := e.repo("api-server")
-	web := e.repo("web-app")
-	e.session(idLogin, api, "feature/login", "fix the login flow", "Login bugfix work", time.Hour)
-	e.session(idPages, api, "feat/pages", "add cursor pagination", "Cursor pagination", 2*time.Hour)
-	e.session(idWeb, web, "main", "dark mode please", "", 3*time.Hour)
+	api, _ := demoSessions(e.testHome)
 	tm := newTmux(t)
-
-	script := filepath.Join(e.home, "run.sh")
-	os.WriteFile(script, []byte("#!/bin/sh\n"+envExports(e.env)+"cd "+e.home+"\n"+e.forgectl+" resume\necho \"EXIT=$?\"\nsleep 600\n"), 0o755)
-	tm.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "40", script)
+	e.startPickers(tm, 1)
 
 	screen := tm.waitFor("the picker", func(s string) bool { return strings.Contains(s, "resume>") && strings.Contains(s, "Login bugfix work") })
 	for _, want := range []string{"api-server", "feature/login", "web-app", "“dark mode please”", "3/3"} {
@@ -309,13 +316,9 @@ func stopProcess(t *testing.T, pid int) {
 
 func TestE2EPickerEscExits130(t *testing.T) {
 	e := newE2E(t)
-	api := e.repo("api-server")
-	e.session(idLogin, api, "feature/login", "fix the login flow", "Login bugfix work", time.Hour)
-	e.session(idPages, api, "feat/pages", "add cursor pagination", "Cursor pagination", 2*time.Hour)
+	demoSessions(e.testHome)
 	tm := newTmux(t)
-	script := filepath.Join(e.home, "run.sh")
-	os.WriteFile(script, []byte("#!/bin/sh\n"+envExports(e.env)+e.forgectl+" resume\necho \"EXIT=$?\"\nsleep 600\n"), 0o755)
-	tm.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "40", script)
+	e.startPickers(tm, 1)
 	tm.waitFor("the picker", func(s string) bool { return strings.Contains(s, "resume>") })
 	tm.run("send-keys", "-t", "t", "Escape")
 	tm.waitFor("exit 130", func(s string) bool { return strings.Contains(s, "EXIT=130") })
@@ -329,15 +332,9 @@ func TestE2EPickerEscExits130(t *testing.T) {
 // go-fuzzyfinder alone would not notice), and the choice is the fresh one.
 func TestE2EPickerReplacesCachedRows(t *testing.T) {
 	e := newE2E(t)
-	api := e.repo("api-server")
-	web := e.repo("web-app")
-	e.session(idLogin, api, "feature/login", "fix the login flow", "Login bugfix work", time.Hour)
-	e.session(idPages, api, "feat/pages", "add cursor pagination", "Cursor pagination", 2*time.Hour)
-	e.session(idWeb, web, "main", "dark mode please", "", 3*time.Hour)
+	_, web := demoSessions(e.testHome)
 	tm := newTmux(t)
-	script := filepath.Join(e.home, "run.sh")
-	os.WriteFile(script, []byte("#!/bin/sh\n"+envExports(e.env)+"cd "+e.home+"\n"+e.forgectl+" resume\necho \"EXIT=$?\"\n"+e.forgectl+" resume\necho \"EXIT=$?\"\nsleep 600\n"), 0o755)
-	tm.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "40", script)
+	e.startPickers(tm, 2)
 
 	// The first picker lists, draws and writes its cache; leave it.
 	tm.waitFor("the first picker", func(s string) bool { return strings.Contains(s, "“dark mode please”") })

@@ -69,7 +69,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	// The finder owns the terminal: what the listing has to say waits
 	// until it has let go.
 	held := &heldNotes{}
-	defer held.flushTo(a.stderr) // what an abandoned listing wrote late
+	defer held.flushTo(a.stderr)  // what an abandoned listing wrote late
 	picked := make(chan struct{}) // closed when the finder has returned
 	fresh := make(chan listing, 1)
 	go func() {

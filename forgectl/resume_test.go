@@ -25,12 +25,19 @@ const (
 
 func demo(t *testing.T) (*testHome, string, string) {
 	h := newHome(t)
-	api := h.repo("api-server")
-	web := h.repo("web-app")
+	api, web := demoSessions(h)
+	return h, api, web
+}
+
+// demoSessions writes the three sessions most tests start from: two in
+// api-server (one named), one in web-app.
+func demoSessions(h *testHome) (api, web string) {
+	api = h.repo("api-server")
+	web = h.repo("web-app")
 	h.session(idLogin, api, "feature/login", "fix the login flow", "Login bugfix work", time.Hour)
 	h.session(idPages, api, "feat/pages", "add cursor pagination", "Cursor pagination", 2*time.Hour)
 	h.session(idWeb, web, "main", "dark mode please", "", 3*time.Hour)
-	return h, api, web
+	return api, web
 }
 
 func TestResumeFilterOutcomes(t *testing.T) {
