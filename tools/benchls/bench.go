@@ -183,17 +183,53 @@ func (b *bench) generate(ctx context.Context) error {
 	return cmd.Run()
 }
 
-// pickerFirstRows starts `forgectl resume` in a private tmux server and
-// returns the median time from its exec to the first session row reaching
-// the terminal. tmux copies what the pane receives to a file (pipe-pane),
-// which is watched with plain reads: polling the screen with capture-pane
-// starts a tmux client every few milliseconds, and on two cores that took
-// the CPU the picker needs. prep runs before each run, untimed.
+// pickerFirstRows returns the median time from the exec of `forgectl
+// resume` to the first session row reaching its terminal, in tmux. tmux
+// copies what the pane receives to a file (pipe-pane), which is watched with
+// plain reads: polling the screen with capture-pane starts a tmux client
+// every few milliseconds, and on two cores that took the CPU the picker
+// needs. prep runs before each run, untimed.
 func (b *bench) pickerFirstRows(ctx context.Context, env []string, forgectl string, prep func() error) (time.Duration, error) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return 0, errors.New("tmux not installed")
 	}
-	sock := fmt.Sprintf("benchls-%d", os.Getpid())
+	// The clock starts when the launcher execs forgectl (a stamp written
+	// just before the exec), not when tmux is asked to type.
+	stamp := filepath.Join(b.work, "picker-start")
+	launcher := filepath.Join(b.work, "run-picker.sh")
+	script := "#!/bin/sh\ndate +%s%N > " + stamp + "\nexec env " + strings.Join(quoteAll(env), " ") + " TERM=xterm-256color " + forgectl + " resume\n"
+	if err := os.WriteFile(launcher, []byte(script), 0o755); err != nil {
+		return 0, err
+	}
+	var times []time.Duration
+	retries := 3
+	for len(times) < b.runs {
+		if prep != nil {
+			if err := prep(); err != nil {
+				return 0, err
+			}
+		}
+		d, lost, err := b.pickerRun(ctx, launcher, stamp)
+		if lost && retries > 0 {
+			retries--
+			fmt.Fprintln(b.log, "benchls: tmux copied none of the picker's output; measuring that run again")
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		times = append(times, d)
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	return times[len(times)/2], nil
+}
+
+// pickerRun times one picker in a tmux server of its own (a server reused
+// across runs now and then stopped copying the pane's output for good).
+// lost reports a run whose output tmux never copied although the picker
+// drew: a failed measurement, not a failed picker.
+func (b *bench) pickerRun(ctx context.Context, launcher, stamp string) (d time.Duration, lost bool, err error) {
+	sock := fmt.Sprintf("benchls-%d-%d", os.Getpid(), time.Now().UnixNano())
 	tmux := func(args ...string) ([]byte, error) {
 		out, err := exec.CommandContext(ctx, "tmux", append([]string{"-L", sock}, args...)...).Output()
 		if err != nil {
@@ -206,56 +242,43 @@ func (b *bench) pickerFirstRows(ctx context.Context, env []string, forgectl stri
 	}
 	defer tmux("kill-server")
 	if _, err := tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "b", "sh"); err != nil {
-		return 0, err
+		return 0, true, err
 	}
-	// The clock starts when the launcher execs forgectl (a stamp written
-	// just before the exec), not when tmux is asked to type.
-	stamp := filepath.Join(b.work, "picker-start")
-	launcher := filepath.Join(b.work, "run-picker.sh")
 	output := filepath.Join(b.work, "picker-output")
-	script := "#!/bin/sh\ndate +%s%N > " + stamp + "\nexec env " + strings.Join(quoteAll(env), " ") + " TERM=xterm-256color " + forgectl + " resume\n"
-	if err := os.WriteFile(launcher, []byte(script), 0o755); err != nil {
-		return 0, err
+	os.Remove(stamp)
+	if err := os.WriteFile(output, nil, 0o600); err != nil {
+		return 0, false, err
 	}
-	var times []time.Duration
-	for range b.runs {
-		if prep != nil {
-			if err := prep(); err != nil {
-				return 0, err
-			}
-		}
-		os.Remove(stamp)
-		if err := os.WriteFile(output, nil, 0o600); err != nil {
-			return 0, err
-		}
-		if _, err := tmux("pipe-pane", "-t", "b", "-O", "cat >> '"+output+"'"); err != nil {
-			return 0, err
-		}
-		time.Sleep(50 * time.Millisecond)
-		if _, err := tmux("send-keys", "-t", "b", "sh "+launcher, "Enter"); err != nil {
-			return 0, err
-		}
-		drawn, err := waitForRow(output, 10*time.Second)
-		tmux("pipe-pane", "-t", "b") // stop copying
-		tmux("send-keys", "-t", "b", "Escape")
-		time.Sleep(300 * time.Millisecond)
-		tmux("send-keys", "-t", "b", "clear", "Enter")
-		time.Sleep(100 * time.Millisecond)
-		if err != nil {
-			return 0, err
-		}
-		raw, err := os.ReadFile(stamp)
-		if err != nil {
-			return 0, err
-		}
-		ns, err := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
-		if err != nil {
-			return 0, err
-		}
-		times = append(times, drawn.Sub(time.Unix(0, ns)))
+	if _, err := tmux("pipe-pane", "-t", "b", "-O", "cat >> '"+output+"'"); err != nil {
+		return 0, false, err
 	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	return times[len(times)/2], nil
+	time.Sleep(50 * time.Millisecond)
+	if _, err := tmux("send-keys", "-t", "b", "sh "+launcher, "Enter"); err != nil {
+		return 0, false, err
+	}
+	drawn, err := waitForRow(output, 10*time.Second)
+	if err != nil {
+		screen, _ := tmux("capture-pane", "-p", "-t", "b")
+		got, _ := os.ReadFile(output)
+		lost = len(got) == 0 && bytes.Contains(screen, []byte(" ago "))
+		err = fmt.Errorf("%w; %d bytes of output; the screen:\n%s", err, len(got), bytes.TrimRight(screen, "\n"))
+	}
+	// Leave the picker with Esc rather than killing it with the server: a
+	// killed picker could leave a cache write half done.
+	tmux("send-keys", "-t", "b", "Escape")
+	time.Sleep(400 * time.Millisecond)
+	if err != nil {
+		return 0, lost, err
+	}
+	raw, err := os.ReadFile(stamp)
+	if err != nil {
+		return 0, false, err
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
+	if err != nil {
+		return 0, false, err
+	}
+	return drawn.Sub(time.Unix(0, ns)), false, nil
 }
 
 // waitForRow watches the pane's output for a session row (every row has an
