@@ -259,17 +259,31 @@ func (s *tmuxServer) waitFor(what string, ok func(string) bool) string {
 }
 
 // startPickers runs `forgectl resume` n times in a row in a 160x40 tmux
-// window, printing EXIT=<code> after each.
+// window, printing EXIT=<code> after each and adding it to e.exits().
 func (e *e2e) startPickers(tm *tmuxServer, n int) {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n" + envExports(e.env) + "cd " + e.home + "\n")
 	for range n {
-		b.WriteString(e.forgectl + " resume\necho \"EXIT=$?\"\n")
+		b.WriteString(e.forgectl + " resume\nrc=$?\necho \"EXIT=$rc\"\necho $rc >> " + filepath.Join(e.home, "exits") + "\n")
 	}
 	b.WriteString("sleep 600\n")
 	script := filepath.Join(e.home, "run.sh")
 	os.WriteFile(script, []byte(b.String()), 0o755)
 	tm.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "40", script)
+}
+
+// waitExits waits until n pickers started by startPickers have exited and
+// returns their exit codes.
+func (e *e2e) waitExits(t *testing.T, n int) []string {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(filepath.Join(e.home, "exits"))
+		if codes := strings.Fields(string(b)); len(codes) >= n {
+			return codes
+		}
+	}
+	t.Fatalf("%d picker(s) never exited", n)
+	return nil
 }
 
 func TestE2EPickerInTmux(t *testing.T) {
@@ -327,12 +341,18 @@ func TestE2EPickerEscExits130(t *testing.T) {
 	}
 }
 
-// The second picker opens over its cached rows; the fresh listing's rows
-// must replace them in the real finder even when there are as many (which
-// go-fuzzyfinder alone would not notice), and the choice is the fresh one.
+// The second picker opens over its cached rows (a home large enough to be
+// cached); the fresh listing's rows must replace them in the real finder
+// even when there are as many or fewer (go-fuzzyfinder alone notices only
+// a change of length, and crashes when a list shrinks under its cursor),
+// and the choice is the fresh one.
 func TestE2EPickerReplacesCachedRows(t *testing.T) {
 	e := newE2E(t)
 	_, web := demoSessions(e.testHome)
+	fillers := e.repo("fillers")
+	for k := range minCachedRows + 50 {
+		e.session(fmt.Sprintf("f0000000-0000-4000-8000-%012d", k), fillers, "main", fmt.Sprintf("filler work %d", k), "", 24*time.Hour+time.Duration(k)*time.Minute)
+	}
 	tm := newTmux(t)
 	e.startPickers(tm, 2)
 
@@ -346,10 +366,13 @@ func TestE2EPickerReplacesCachedRows(t *testing.T) {
 			t.Fatalf("no row cache: %v", err)
 		}
 	}
-	// Meanwhile the session gets 64 MB of replies and a name: still three
-	// sessions. Reading the new bytes makes the fresh listing land after
-	// the finder's first reload tick, when only a change of length would
-	// make go-fuzzyfinder look again.
+	// Meanwhile two sessions go (the fresh list is shorter) and one gets
+	// 64 MB of replies and a name. Reading the new bytes makes the fresh
+	// listing land after the finder's first reload tick.
+	for _, k := range []int{0, 1} {
+		gone, _ := filepath.Glob(filepath.Join(e.claude, "projects", "*", fmt.Sprintf("f0000000-0000-4000-8000-%012d.jsonl", k)))
+		os.Remove(gone[0])
+	}
 	matches, _ := filepath.Glob(filepath.Join(e.claude, "projects", "*", idWeb+".jsonl"))
 	f, err := os.OpenFile(matches[0], os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -366,14 +389,22 @@ func TestE2EPickerReplacesCachedRows(t *testing.T) {
 	}
 	f.Close()
 	tm.run("send-keys", "-t", "t", "Escape")
+	if codes := e.waitExits(t, 1); codes[0] != "130" {
+		t.Fatalf("the first picker exited %s", codes[0])
+	}
 
-	// The second picker draws the cached rows, then the fresh ones (the
-	// first one never lists again, so only the second can show the name).
-	tm.waitFor("the fresh rows", func(s string) bool {
-		return strings.Contains(s, "Renamed since") && !strings.Contains(s, "“dark mode please”")
-	})
+	// The second picker: the cursor goes to the oldest row at once, where
+	// a shorter list would leave it past the end.
+	tm.waitFor("the second picker", func(s string) bool { return strings.Contains(s, "resume>") && strings.Contains(s, " ago ") })
+	tm.run("send-keys", "-t", "t", "-N", "400", "Up")
+	time.Sleep(500 * time.Millisecond) // the fresh listing lands meanwhile
 	tm.run("send-keys", "-t", "t", "-l", "Renamed")
-	tm.waitFor("the filtered list", func(s string) bool { return !strings.Contains(s, "Login bugfix work") })
+	tm.waitFor("the fresh rows", func(s string) bool {
+		return strings.Contains(s, "resume> Renamed") && strings.Contains(s, "Renamed since")
+	})
+	// A choice within picker.Settle of the rows changing would reopen the
+	// finder; this one comes later.
+	time.Sleep(400 * time.Millisecond)
 	tm.run("send-keys", "-t", "t", "Enter")
 	r := e.waitRecord(t)
 	if r.Cwd != web || strings.Join(r.Args, " ") != "--resume "+idWeb {

@@ -171,6 +171,7 @@ func (h *testHome) runWith(tty bool, p picker.Picker, env map[string]string, arg
 		return nil
 	}
 	a.self = filepath.Join(h.home, "bin", "forgectl")
+	a.pickCacheMin = 1 // the demo homes are small
 	res.code = a.run(context.Background(), args)
 	res.stdout, res.stderr = out.String(), errb.String()
 	return res

@@ -25,6 +25,11 @@ import (
 // when it is done.
 const pickerHeadStart = 300 * time.Millisecond
 
+// minCachedRows is the smallest listing worth showing from the cache: a
+// smaller one lists in a few milliseconds, and showing it from the cache
+// would only mean replacing it on screen a moment later.
+const minCachedRows = 200
+
 // firstDrawWait bounds how long the fresh listing waits for the cached
 // rows to be drawn (they normally are within a few tens of milliseconds).
 const firstDrawWait = 150 * time.Millisecond
@@ -61,7 +66,10 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 		a.notef("warning: the picker's row cache is not usable (it is rewritten): %v", err)
 	}
 	src := picker.NewSource()
-	items := cachedItems(cached, o.all, a.now(), claude)
+	var items []picker.Item
+	if len(cached) >= a.pickCacheMin {
+		items = cachedItems(cached, o.all, a.now(), claude)
+	}
 	if len(items) > 0 {
 		src.Set(items)
 	}
@@ -117,8 +125,9 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	close(picked)
 	if err != nil {
 		// Leaving: let a listing that is about done write its caches, so
-		// that exiting never cuts a write short and leaves a temp file; a
-		// long (cold) listing is abandoned.
+		// that exiting does not cut a write short. A long (cold) listing is
+		// abandoned; should that leave a temp file beside a cache, the next
+		// write of that cache removes it.
 		select {
 		case <-fresh:
 		case <-time.After(abandonListing):
@@ -142,7 +151,13 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	}
 	// A cached row, chosen before the fresh rows arrived, names a session:
 	// resume what the fresh listing says of it.
-	l := <-fresh
+	var l listing
+	select {
+	case l = <-fresh:
+	case <-ctx.Done(): // Ctrl-C while a slow listing finishes: nothing is done
+		held.flushTo(a.stderr)
+		return nil, exit(exitcode.Interrupted)
+	}
 	held.flushTo(a.stderr)
 	if l.err != nil {
 		return nil, l.err

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -63,6 +64,36 @@ func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
 	}
 	ok = true
 	return nil
+}
+
+// RemoveStaleTemps removes the temp files WriteAtomic left beside path when
+// a writer was killed between creating and renaming one, if they are older
+// than age (a younger one may be another writer's, still being written).
+// It is for stores written now and then, such as caches: the hot path's
+// stores keep their writes short instead.
+func RemoveStaleTemps(path string, age time.Duration) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".tmp-*"))
+	for _, m := range matches {
+		if st, err := os.Lstat(m); err == nil && st.Mode().IsRegular() && time.Since(st.ModTime()) > age {
+			os.Remove(m)
+		}
+	}
+}
+
+// globEscape quotes the pattern characters filepath.Match knows.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '*' || r == '?' || r == '[' || r == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // ErrLocked is returned by TryLock when another process holds the lock.

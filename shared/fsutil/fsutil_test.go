@@ -140,3 +140,23 @@ func TestMapFile(t *testing.T) {
 		t.Error("mapping a directory succeeded")
 	}
 }
+
+func TestRemoveStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "picker-rows-[1]")
+	old := filepath.Join(dir, ".picker-rows-[1].tmp-123")
+	young := filepath.Join(dir, ".picker-rows-[1].tmp-456")
+	other := filepath.Join(dir, ".transcripts.idx.tmp-789")
+	for _, f := range []string{p, old, young, other} {
+		os.WriteFile(f, []byte("x"), 0o600)
+	}
+	long := time.Now().Add(-time.Hour)
+	os.Chtimes(old, long, long)
+	os.Chtimes(other, long, long)
+	RemoveStaleTemps(p, time.Minute)
+	for f, want := range map[string]bool{p: true, old: false, young: true, other: true} {
+		if _, err := os.Stat(f); (err == nil) != want {
+			t.Errorf("%s: exists=%v, want %v", filepath.Base(f), err == nil, want)
+		}
+	}
+}

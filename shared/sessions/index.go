@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"forgectl.dev/shared/binrec"
 	"forgectl.dev/shared/fsutil"
@@ -129,6 +130,9 @@ func saveIndex(path string, ix index, tix taskIndex, hist *historyIndex) error {
 		e.Int(h.LastAtMs)
 		e.String(h.Last)
 	}
+	// A process that exits mid-listing (a picker left during a cold scan)
+	// may have been cut short mid-write.
+	fsutil.RemoveStaleTemps(path, time.Minute)
 	return fsutil.WriteAtomic(path, e.B, fsutil.FilePerm)
 }
 

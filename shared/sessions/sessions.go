@@ -403,13 +403,15 @@ func readSidecars(files []fileRef, sums []*indexEntry, workers int) (bool, []err
 	problems := make([]error, len(files))
 	Parallel(len(files), workers, func(i int) {
 		f, e := &files[i], sums[i]
-		if e == nil || !f.folder || e.Sum.CustomTitle != "" || e.Sum.AgentName != "" {
+		if e == nil || e.Sum.CustomTitle != "" || e.Sum.AgentName != "" {
 			return
 		}
 		p := transcript.SidecarPath(f.path, sessionID(f.path))
 		side := sideEntry{Size: -1}
 		var st unix.Stat_t
-		if unix.Stat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		// No folder, no file: nothing to stat, but a title remembered from
+		// a folder since removed must be forgotten.
+		if f.folder && unix.Stat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
 			side.Size, side.MtimeNs = st.Size, unixMtimeNs(&st)
 		}
 		if side.Size == e.Side.Size && side.MtimeNs == e.Side.MtimeNs {

@@ -310,4 +310,15 @@ func TestSidecarTitle(t *testing.T) {
 	if got := names()["s-only"]; got != "An AI title (ai-title)" {
 		t.Errorf("without the file: %q", got)
 	}
+	// Named again, then the whole folder removed: forgotten too.
+	os.WriteFile(sp, []byte(`{"customTitle":"Third name","by":"user"}`), 0o600)
+	if got := names()["s-only"]; got != "Third name (custom-title-file)" {
+		t.Errorf("named again: %q", got)
+	}
+	os.RemoveAll(filepath.Dir(sp))
+	for pass := range 2 {
+		if got := names()["s-only"]; got != "An AI title (ai-title)" {
+			t.Errorf("pass %d without the folder: %q", pass, got)
+		}
+	}
 }

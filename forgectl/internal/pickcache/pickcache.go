@@ -167,6 +167,8 @@ func Save(path string, data []byte) error {
 	if err := fsutil.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return err
 	}
+	// A picker left while a slow listing ran may have been cut short mid-write.
+	fsutil.RemoveStaleTemps(path, time.Minute)
 	return fsutil.WriteAtomic(path, data, fsutil.FilePerm)
 }
 

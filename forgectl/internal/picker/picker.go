@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	fuzzyfinder "github.com/ktr0731/go-fuzzyfinder"
 )
@@ -21,17 +22,33 @@ type Item interface {
 	Preview(width int) string
 }
 
+// Settle is how long after the rows on screen were replaced a choice is not
+// trusted: the finder may still be filtering the new list, and the person
+// may have meant the row that was there a moment ago. Such a choice reopens
+// the finder instead.
+const Settle = 300 * time.Millisecond
+
 // Source feeds the picker. The finder may open before the rows are ready
 // (they fill it when they arrive) and rows may be replaced while it is open:
 // the picker first shows the rows it cached last time, then the fresh
 // listing's.
+//
+// Two locks, never held together by this package: mu is the finder's
+// hot-reload lock, which it holds while it loads rows (and then takes its
+// own state lock); shownMu guards what the finder loaded, which the preview
+// reads while the finder holds its state lock. One lock for both deadlocked.
 type Source struct {
-	mu sync.Mutex
-	// items is what the finder loads next; shown is what it loaded last,
-	// the list its indexes (cursor, choice, preview) refer to.
-	items, shown []Item
-	// next waits one reload: see Set.
-	next   []Item
+	mu    sync.Mutex
+	items []Item // what the finder loads next
+	gen   int    // bumped by every Set
+
+	shownMu sync.Mutex
+	shown   []Item // what the finder loaded last: its indexes refer to it
+	shownAs int    // the gen of shown
+	// swappedAt is when the finder loaded rows that replaced rows it had
+	// shown (zero until then).
+	swappedAt time.Time
+
 	done   chan struct{}
 	once   sync.Once
 	err    error
@@ -52,19 +69,34 @@ func (s *Source) Drawn() <-chan struct{} { return s.drawn }
 
 func (s *Source) markDrawn() { s.drawnOnce.Do(func() { close(s.drawn) }) }
 
-// Set delivers the rows, or replaces the ones delivered before.
+// Set delivers the rows, or replaces the ones delivered before; items must
+// not be empty (an empty listing is a Fail).
 //
-// go-fuzzyfinder reloads a hot-reloaded list only when its length changes.
-// A replacement as long as the list on screen therefore goes in two steps:
-// all rows but the last, and once the finder has loaded those (see row),
-// the whole list, one reload (30 ms) later. Both steps are prefixes of the
-// new list, so an index the finder hands back means the same row in either.
+// go-fuzzyfinder reloads a hot-reloaded list only when its length changes,
+// and a list that shrinks under its cursor crashes it (the cursor is not
+// moved back inside). So the list it is handed only ever grows: a
+// replacement no longer than the rows on screen is padded with copies of
+// its last row to one more than that. A padded row is the same session as
+// the row it copies, so choosing it is choosing that one.
 func (s *Source) Set(items []Item) {
-	s.mu.Lock()
-	s.items, s.next = items, nil
-	if len(items) > 1 && len(items) == len(s.shown) {
-		s.items, s.next = items[:len(items)-1], items
+	if len(items) == 0 {
+		s.Fail(errors.New("no rows"))
+		return
 	}
+	s.shownMu.Lock()
+	onScreen := len(s.shown)
+	s.shownMu.Unlock()
+	if onScreen > 0 && len(items) <= onScreen {
+		padded := make([]Item, onScreen+1)
+		copy(padded, items)
+		for k := len(items); k < len(padded); k++ {
+			padded[k] = items[len(items)-1]
+		}
+		items = padded
+	}
+	s.mu.Lock()
+	s.items = items
+	s.gen++
 	s.mu.Unlock()
 	s.once.Do(func() { close(s.done) })
 }
@@ -75,12 +107,21 @@ func (s *Source) Set(items []Item) {
 func (s *Source) row(i int) string {
 	r := s.items[i].Row()
 	if i == len(s.items)-1 {
-		s.shown = s.items
-		if s.next != nil {
-			s.items, s.next = s.next, nil
+		s.shownMu.Lock()
+		if s.shown != nil && s.shownAs != s.gen {
+			s.swappedAt = time.Now()
 		}
+		s.shown, s.shownAs = s.items, s.gen
+		s.shownMu.Unlock()
 	}
 	return r
+}
+
+// settled reports whether the rows on screen have stood for Settle.
+func (s *Source) settled(now time.Time) bool {
+	s.shownMu.Lock()
+	defer s.shownMu.Unlock()
+	return s.swappedAt.IsZero() || now.Sub(s.swappedAt) >= Settle
 }
 
 // Fail ends the picker with err (the listing failed or found nothing).
@@ -107,16 +148,13 @@ func (s *Source) Wait(ctx context.Context) ([]Item, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.next != nil {
-		return s.next, s.err
-	}
 	return s.items, s.err
 }
 
 // shownItem is row i of the list on screen.
 func (s *Source) shownItem(i int) Item {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.shownMu.Lock()
+	defer s.shownMu.Unlock()
 	if i < 0 || i >= len(s.shown) {
 		return nil
 	}
@@ -133,11 +171,21 @@ type Picker interface {
 type Fuzzy struct{}
 
 // Pick opens the finder. Every item is searched from the first keystroke:
-// nothing is loaded lazily.
+// nothing is loaded lazily. A choice made within Settle of the rows being
+// replaced reopens the finder over the new rows rather than guess.
 func (Fuzzy) Pick(ctx context.Context, header string, src *Source) (Item, error) {
+	defer src.markDrawn()
+	for {
+		it, err := findOnce(ctx, header, src)
+		if err != nil || src.settled(time.Now()) {
+			return it, err
+		}
+	}
+}
+
+func findOnce(ctx context.Context, header string, src *Source) (Item, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer src.markDrawn()
 	src.mu.Lock()
 	src.cancel = cancel
 	failed := src.err
@@ -152,7 +200,8 @@ func (Fuzzy) Pick(ctx context.Context, header string, src *Source) (Item, error)
 		fuzzyfinder.WithHeader(header),
 		fuzzyfinder.WithPromptString("resume> "),
 		// The finder draws the preview with the rows, before it shows the
-		// screen: the first call marks the first screen drawn.
+		// screen: the first call marks the first screen drawn. It runs with
+		// the finder's state lock held, so it must not take src.mu.
 		fuzzyfinder.WithPreviewWindow(func(i, width, _ int) string {
 			src.markDrawn()
 			if it := src.shownItem(i); it != nil {
@@ -172,9 +221,6 @@ func (Fuzzy) Pick(ctx context.Context, header string, src *Source) (Item, error)
 	case err != nil:
 		return nil, err
 	}
-	// The index refers to the list on screen when Enter was read. (A reload
-	// swaps the finder's list a few microseconds after row marks it shown;
-	// an Enter read exactly between the two would pick by the new list.)
 	it := src.shownItem(i)
 	if it == nil {
 		return nil, fmt.Errorf("the finder chose row %d of a shorter list", i)

@@ -3,7 +3,9 @@ package picker
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
+	"time"
 )
 
 type item string
@@ -19,13 +21,19 @@ func items(prefix string, n int) []Item {
 	return out
 }
 
-// finder does what go-fuzzyfinder's hot reload does on each 30 ms tick:
-// under the source's lock, when the list's length changed since its last
-// load, it calls the item function for every row in order.
+// finder does what go-fuzzyfinder v0.9.0 does with a hot-reloaded list: at
+// start and on each 30 ms tick, with the source's lock held, it loads the
+// list when its length differs from the last load (prev starts at 0, so the
+// first tick loads again), calling the item function for every row in
+// order; then it takes its own state lock to swap in the rows. Its cursor
+// is never moved back inside a shorter list, which is why it must never
+// see one.
 type finder struct {
-	src  *Source
-	prev int
-	rows []string
+	t     *testing.T
+	src   *Source
+	state sync.Mutex
+	prev  int
+	rows  []string
 }
 
 func (f *finder) tick() bool {
@@ -35,65 +43,126 @@ func (f *finder) tick() bool {
 	if n == f.prev {
 		return false
 	}
-	f.rows = make([]string, n)
-	for i := range n {
-		f.rows[i] = f.src.row(i)
+	if n < len(f.rows) {
+		f.t.Fatalf("the finder was handed %d rows after showing %d: its cursor may be past the end", n, len(f.rows))
 	}
+	rows := make([]string, n)
+	for i := range n {
+		rows[i] = f.src.row(i)
+	}
+	f.state.Lock()
+	f.rows = rows
+	f.state.Unlock()
 	f.prev = n
 	return true
 }
 
-func TestReplaceSameLengthInTwoReloads(t *testing.T) {
+func TestReplacementsOnlyGrow(t *testing.T) {
 	src := NewSource()
 	src.Set(items("cached", 3))
-	f := &finder{src: src}
-	if !f.tick() || f.rows[0] != "cached0" {
+	f := &finder{t: t, src: src}
+	if !f.tick() || len(f.rows) != 3 || f.rows[0] != "cached0" {
 		t.Fatalf("first load: %v", f.rows)
 	}
-	if got := src.shownItem(2); got != item("cached2") {
-		t.Errorf("shown row 2 = %v", got)
+	if f.tick(); !src.settled(time.Now()) {
+		t.Error("reloading the same rows counted as a replacement")
 	}
 
-	// The fresh list is as long as the cached one: a finder that only
-	// notices length changes must still get it.
+	// As many fresh rows: one more, the last repeated, so the finder sees
+	// a change of length at all.
 	src.Set(items("fresh", 3))
-	if !f.tick() || len(f.rows) != 2 || f.rows[1] != "fresh1" {
-		t.Fatalf("second load: %v", f.rows)
+	if !f.tick() || fmt.Sprint(f.rows) != "[fresh0 fresh1 fresh2 fresh2]" {
+		t.Fatalf("same length: %v", f.rows)
 	}
-	// Between the two steps, an index means the fresh list's row.
-	if got := src.shownItem(1); got != item("fresh1") {
-		t.Errorf("between steps, shown row 1 = %v", got)
+	if src.shownItem(3) != item("fresh2") || src.shownItem(1) != item("fresh1") {
+		t.Error("a padded row is not the row it copies")
 	}
-	if !f.tick() || len(f.rows) != 3 || f.rows[2] != "fresh2" {
-		t.Fatalf("third load: %v", f.rows)
+	// Fewer: padded to one more than on screen, never shorter.
+	src.Set(items("fewer", 2))
+	if !f.tick() || fmt.Sprint(f.rows) != "[fewer0 fewer1 fewer1 fewer1 fewer1]" {
+		t.Fatalf("fewer: %v", f.rows)
 	}
-	if got := src.shownItem(2); got != item("fresh2") {
-		t.Errorf("shown row 2 = %v", got)
+	// More: as they are.
+	src.Set(items("more", 9))
+	if !f.tick() || len(f.rows) != 9 || src.shownItem(8) != item("more8") {
+		t.Fatalf("more: %v", f.rows)
 	}
-	if f.tick() {
-		t.Error("the finder reloaded a list that had not changed")
+	if src.shownItem(9) != nil || src.shownItem(-1) != nil {
+		t.Error("an index past the list named an item")
 	}
 	got, err := src.Wait(context.Background())
-	if err != nil || len(got) != 3 || got[0] != item("fresh0") {
-		t.Errorf("Wait = %v, %v", got, err)
+	if err != nil || len(got) != 9 {
+		t.Errorf("Wait = %d rows, %v", len(got), err)
 	}
 }
 
-func TestReplaceOtherLengthAndBeforeTheFinderOpens(t *testing.T) {
+func TestSingleRowIsReplaced(t *testing.T) {
 	src := NewSource()
-	// Replaced before the finder loaded anything: no two-step dance.
+	src.Set(items("cached", 1))
+	f := &finder{t: t, src: src}
+	f.tick()
+	src.Set(items("fresh", 1))
+	if !f.tick() || f.rows[0] != "fresh0" {
+		t.Fatalf("one cached row, one fresh: the finder shows %v", f.rows)
+	}
+}
+
+func TestChoiceSettles(t *testing.T) {
+	src := NewSource()
+	// Rows set before the finder opens are not a replacement.
 	src.Set(items("cached", 2))
 	src.Set(items("fresh", 2))
-	f := &finder{src: src}
-	if !f.tick() || len(f.rows) != 2 || f.rows[0] != "fresh0" {
-		t.Fatalf("first load: %v", f.rows)
+	f := &finder{t: t, src: src}
+	f.tick()
+	if !src.settled(time.Now()) {
+		t.Fatal("the first rows the finder loaded counted as a replacement")
 	}
-	src.Set(items("more", 5))
-	if !f.tick() || len(f.rows) != 5 || src.shownItem(4) != item("more4") {
-		t.Fatalf("longer list: %v", f.rows)
+	src.Set(items("newer", 2))
+	f.tick()
+	now := time.Now()
+	if src.settled(now) {
+		t.Error("a choice right after the rows changed was trusted")
 	}
-	if src.shownItem(5) != nil || src.shownItem(-1) != nil {
-		t.Error("an index past the list named an item")
+	if !src.settled(now.Add(Settle)) {
+		t.Error("a choice Settle after the rows changed was not trusted")
+	}
+}
+
+// The finder holds the source's lock and then takes its state lock to
+// reload; it holds its state lock and calls the preview (shownItem) to
+// draw. With one lock behind both, the two waited on each other forever.
+func TestReloadAndPreviewDoNotDeadlock(t *testing.T) {
+	src := NewSource()
+	src.Set(items("a", 50))
+	f := &finder{t: t, src: src}
+	f.tick()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { // reloads, as fresh rows keep arriving
+			defer wg.Done()
+			for k := range 300 {
+				src.Set(items(fmt.Sprint("g", k, "-"), 50+k))
+				f.tick()
+			}
+		}()
+		go func() { // draws
+			defer wg.Done()
+			for range 3000 {
+				f.state.Lock()
+				src.shownItem(0)
+				src.settled(time.Now())
+				f.state.Unlock()
+			}
+		}()
+		wg.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("reload and preview deadlocked")
 	}
 }
 
@@ -117,4 +186,10 @@ func TestWaitAndFail(t *testing.T) {
 	src.markDrawn()
 	src.markDrawn() // twice is fine
 	<-src.Drawn()
+
+	empty := NewSource()
+	empty.Set(nil)
+	if _, err := empty.Wait(context.Background()); err == nil {
+		t.Error("an empty set of rows was not a failure")
+	}
 }
