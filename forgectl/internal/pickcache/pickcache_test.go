@@ -97,16 +97,26 @@ func TestUnusableFiles(t *testing.T) {
 			t.Fatalf("cut at %d of %d: loaded %d entries without an error", cut, len(enc), len(got))
 		}
 	}
-	// A flipped length inside the details section shows as a damaged entry.
-	list, _, err := func() ([]Entry, string, error) {
-		os.WriteFile(p, enc, 0o600)
-		return Load(p, "/r")
-	}()
+	// A length byte flipped inside the details section: the file loads (the
+	// rows are intact), and the damaged entry says so when a preview or a
+	// choice decodes it.
+	os.WriteFile(p, enc, 0o600)
+	good, _, err := Load(p, "/r")
 	if err != nil {
 		t.Fatal(err)
 	}
-	list[0].detail = list[0].detail[:len(list[0].detail)-1]
+	at := strings.Index(string(enc), good[0].detail)
+	damaged := append([]byte(nil), enc...)
+	damaged[at] = 0x7f // the id's length, now past the end of the detail
+	os.WriteFile(p, damaged, 0o600)
+	list, _, err := Load(p, "/r")
+	if err != nil || len(list) != 2 {
+		t.Fatalf("a damaged detail failed the whole load: %d entries, %v", len(list), err)
+	}
 	if _, err := list[0].Session(); err == nil {
-		t.Error("a cut detail decoded without an error")
+		t.Error("a damaged detail decoded without an error")
+	}
+	if s, err := list[1].Session(); err != nil || s.ID != "bbbb-2" {
+		t.Errorf("the undamaged entry: %+v, %v", s, err)
 	}
 }
