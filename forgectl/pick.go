@@ -174,6 +174,9 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 			return nil, exit(exitcode.Failed)
 		}
 		id = s.ID
+	default:
+		a.errorf("picker: row %q names no session", it.Row())
+		return nil, exit(exitcode.Failed)
 	}
 	for i := range l.sessions { // newest first, as claude --resume would pick
 		if l.sessions[i].ID == id {

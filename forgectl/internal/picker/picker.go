@@ -75,9 +75,9 @@ func (s *Source) markDrawn() { s.drawnOnce.Do(func() { close(s.drawn) }) }
 // go-fuzzyfinder reloads a hot-reloaded list only when its length changes,
 // and a list that shrinks under its cursor crashes it (the cursor is not
 // moved back inside). So the list it is handed only ever grows: a
-// replacement no longer than the rows on screen is padded with copies of
-// its last row to one more than that. A padded row is the same session as
-// the row it copies, so choosing it is choosing that one.
+// replacement no longer than the rows on screen is padded with blank rows
+// to one more than that. They sit below the oldest session, no query
+// matches them, and choosing one reopens the finder.
 func (s *Source) Set(items []Item) {
 	if len(items) == 0 {
 		s.Fail(errors.New("no rows"))
@@ -90,7 +90,7 @@ func (s *Source) Set(items []Item) {
 		padded := make([]Item, onScreen+1)
 		copy(padded, items)
 		for k := len(items); k < len(padded); k++ {
-			padded[k] = items[len(items)-1]
+			padded[k] = blank{}
 		}
 		items = padded
 	}
@@ -161,6 +161,12 @@ func (s *Source) shownItem(i int) Item {
 	return s.shown[i]
 }
 
+// blank pads a replacement list (see Set).
+type blank struct{}
+
+func (blank) Row() string        { return "" }
+func (blank) Preview(int) string { return "" }
+
 // Picker chooses one item; callers depend on this interface so tests and
 // non-terminal runs never touch the UI.
 type Picker interface {
@@ -172,13 +178,17 @@ type Fuzzy struct{}
 
 // Pick opens the finder. Every item is searched from the first keystroke:
 // nothing is loaded lazily. A choice made within Settle of the rows being
-// replaced reopens the finder over the new rows rather than guess.
+// replaced, or of a blank padding row, reopens the finder over the rows
+// there are now rather than guess.
 func (Fuzzy) Pick(ctx context.Context, header string, src *Source) (Item, error) {
 	defer src.markDrawn()
 	for {
 		it, err := findOnce(ctx, header, src)
-		if err != nil || src.settled(time.Now()) {
-			return it, err
+		if err != nil {
+			return nil, err
+		}
+		if _, pad := it.(blank); !pad && src.settled(time.Now()) {
+			return it, nil
 		}
 	}
 }

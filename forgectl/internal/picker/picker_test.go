@@ -68,19 +68,19 @@ func TestReplacementsOnlyGrow(t *testing.T) {
 		t.Error("reloading the same rows counted as a replacement")
 	}
 
-	// As many fresh rows: one more, the last repeated, so the finder sees
-	// a change of length at all.
+	// As many fresh rows: one more, a blank one, so the finder sees a
+	// change of length at all.
 	src.Set(items("fresh", 3))
-	if !f.tick() || fmt.Sprint(f.rows) != "[fresh0 fresh1 fresh2 fresh2]" {
-		t.Fatalf("same length: %v", f.rows)
+	if !f.tick() || fmt.Sprintf("%q", f.rows) != `["fresh0" "fresh1" "fresh2" ""]` {
+		t.Fatalf("same length: %q", f.rows)
 	}
-	if src.shownItem(3) != item("fresh2") || src.shownItem(1) != item("fresh1") {
-		t.Error("a padded row is not the row it copies")
+	if src.shownItem(3) != (blank{}) || src.shownItem(1) != item("fresh1") {
+		t.Error("the rows are not the fresh ones and a blank")
 	}
 	// Fewer: padded to one more than on screen, never shorter.
 	src.Set(items("fewer", 2))
-	if !f.tick() || fmt.Sprint(f.rows) != "[fewer0 fewer1 fewer1 fewer1 fewer1]" {
-		t.Fatalf("fewer: %v", f.rows)
+	if !f.tick() || fmt.Sprintf("%q", f.rows) != `["fewer0" "fewer1" "" "" ""]` {
+		t.Fatalf("fewer: %q", f.rows)
 	}
 	// More: as they are.
 	src.Set(items("more", 9))
