@@ -33,7 +33,9 @@ THE PICKER
   under the cursor, Esc or Ctrl-C leaves (exit 130). It opens over the rows
   it showed last time (a cache beside the transcript index), lists afresh
   meanwhile and swaps the fresh rows in a moment later; whatever row is
-  chosen, the fresh listing decides what happens to it.
+  chosen, the fresh listing decides what happens to it. A choice made just
+  as the rows change (within 0.3 s) reopens the finder rather than guess
+  which row was meant.
 
 FLAGS
   --dry-run   print the resolved session, cwd, argv, added environment and
