@@ -34,8 +34,8 @@ THE PICKER
   it showed last time (a cache beside the transcript index), lists afresh
   meanwhile and swaps the fresh rows in a moment later; whatever row is
   chosen, the fresh listing decides what happens to it. A choice made just
-  as the rows change (within 0.3 s) reopens the finder rather than guess
-  which row was meant.
+  as the rows change (within 0.3 s) is confirmed first: the session is
+  named and Enter or "y" resumes it, anything else leaves (exit 130).
 
 FLAGS
   --dry-run   print the resolved session, cwd, argv, added environment and

@@ -24,6 +24,7 @@ type testHome struct {
 	claude string
 	fc     string
 	bin    string // a fake claude on PATH
+	stdin  string // what the next run reads on stdin
 }
 
 func newHome(t *testing.T) *testHome {
@@ -117,6 +118,8 @@ type fakePicker struct {
 	previews []string
 	// cached says the rows it saw first came from the picker's cache.
 	cached bool
+	// unsettled returns the choice as made while the rows changed.
+	unsettled bool
 }
 
 func (f *fakePicker) Pick(ctx context.Context, _ string, src *picker.Source) (picker.Item, error) {
@@ -132,6 +135,9 @@ func (f *fakePicker) Pick(ctx context.Context, _ string, src *picker.Source) (pi
 	if f.err != nil {
 		return nil, f.err
 	}
+	if f.unsettled {
+		return nil, &picker.Unsettled{Item: items[f.choose]}
+	}
 	return items[f.choose], nil
 }
 
@@ -139,7 +145,7 @@ func (f *fakePicker) Pick(ctx context.Context, _ string, src *picker.Source) (pi
 func (h *testHome) runWith(tty bool, p picker.Picker, env map[string]string, args ...string) result {
 	h.t.Helper()
 	var out, errb bytes.Buffer
-	a := newApp(strings.NewReader(""), &out, &errb)
+	a := newApp(strings.NewReader(h.stdin), &out, &errb)
 	vars := map[string]string{"HOME": h.home, "FORGECTL_CONFIG_DIR": h.fc, "PATH": filepath.Dir(h.bin)}
 	for k, v := range env {
 		vars[k] = v

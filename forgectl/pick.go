@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -123,6 +125,11 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	}
 	it, err := a.picker.Pick(ctx, "Enter resumes · Esc cancels · type to filter", src)
 	close(picked)
+	// Chosen as the rows changed: resolved like any choice, then confirmed.
+	var unsettled *picker.Unsettled
+	if errors.As(err, &unsettled) {
+		it, err = unsettled.Item, nil
+	}
 	if err != nil {
 		// Leaving: let a listing that is about done write its caches, so
 		// that exiting does not cut a write short. A long (cold) listing is
@@ -140,6 +147,9 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 		a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
 		return nil, exit(exitcode.Failed)
 	case errors.Is(err, picker.ErrAborted):
+		return nil, exit(exitcode.Interrupted)
+	case errors.Is(err, picker.ErrBlank):
+		a.notef("nothing chosen: that row was empty (the list had just become shorter)")
 		return nil, exit(exitcode.Interrupted)
 	case err != nil:
 		var ce *codeError
@@ -162,6 +172,15 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	if l.err != nil {
 		return nil, l.err
 	}
+	s, err := a.resolvePick(it, l.sessions)
+	if err != nil || unsettled == nil {
+		return s, err
+	}
+	return s, a.confirmPick(s)
+}
+
+// resolvePick is the fresh listing's session for a chosen row.
+func (a *app) resolvePick(it picker.Item, fresh []sessions.Session) (*sessions.Session, error) {
 	var id string
 	switch it := it.(type) {
 	case pickItem:
@@ -178,14 +197,31 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 		a.errorf("picker: row %q names no session", it.Row())
 		return nil, exit(exitcode.Failed)
 	}
-	for i := range l.sessions { // newest first, as claude --resume would pick
-		if l.sessions[i].ID == id {
-			return &l.sessions[i], nil
+	for i := range fresh { // newest first, as claude --resume would pick
+		if fresh[i].ID == id {
+			return &fresh[i], nil
 		}
 	}
 	a.errorf("session %s is no longer on disk", id)
 	a.hintf("run 'forgectl resume' again to pick from the sessions there are now")
 	return nil, exit(exitcode.Failed)
+}
+
+// confirmPick asks before resuming a session chosen just as the rows
+// changed, when the row under the cursor may not have been the one meant.
+// Anything but an empty answer or "y" leaves, as Esc would.
+func (a *app) confirmPick(s *sessions.Session) error {
+	fmt.Fprintf(a.stderr, "forgectl: the list changed as you chose. Resume %s (%s @ %s, %s)? [Y/n] ",
+		clean(cut(title(s), 60)), orDash(s.Repo), orDash(s.Branch), age(a.now(), s.LastActivity))
+	line, err := bufio.NewReader(a.stdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "", "y", "yes":
+		if err == nil || line != "" {
+			return nil
+		}
+	}
+	fmt.Fprintln(a.stderr)
+	return exit(exitcode.Interrupted)
 }
 
 // heldNotes keeps messages written while the picker draws, for after.

@@ -417,3 +417,29 @@ func TestPickerRowCacheUnusable(t *testing.T) {
 		t.Fatal("the other tree's run replaced this tree's cache")
 	}
 }
+
+// A choice made as the rows changed is confirmed on the terminal first.
+func TestPickerUnsettledChoiceIsConfirmed(t *testing.T) {
+	h, api, _ := demo(t)
+	for _, c := range []struct {
+		answer string
+		code   int
+	}{{"\n", 0}, {"y\n", 0}, {"YES\n", 0}, {"n\n", 130}, {"later\n", 130}, {"", 130}} {
+		h.stdin = c.answer
+		r := h.runWith(true, &fakePicker{choose: 1, unsettled: true}, nil, "resume")
+		if r.code != c.code || (c.code == 0) != (r.exec != nil) {
+			t.Fatalf("answer %q: %d %+v %s", c.answer, r.code, r.exec, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "the list changed as you chose. Resume Cursor pagination (api-server @ feat/pages, 2h ago)? [Y/n]") {
+			t.Errorf("answer %q: the question: %q", c.answer, r.stderr)
+		}
+		if c.code == 0 && (r.exec.dir != api || r.exec.argv[len(r.exec.argv)-1] != idPages) {
+			t.Errorf("answer %q resumed %+v", c.answer, r.exec)
+		}
+	}
+	h.stdin = ""
+	r := h.runWith(true, &fakePicker{err: picker.ErrBlank}, nil, "resume")
+	if r.code != 130 || r.exec != nil || !strings.Contains(r.stderr, "nothing chosen") {
+		t.Fatalf("blank row: %d %s", r.code, r.stderr)
+	}
+}

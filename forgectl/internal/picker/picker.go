@@ -22,39 +22,54 @@ type Item interface {
 	Preview(width int) string
 }
 
-// Settle is how long after the rows on screen were replaced a choice is not
-// trusted: the finder may still be filtering the new list, and the person
-// may have meant the row that was there a moment ago. Such a choice reopens
-// the finder instead.
+// Settle is how long the rows on screen must have stood for a choice to be
+// taken as it is. Rows replaced just before Enter may not be the ones the
+// person meant: such a choice comes back as an *Unsettled error, for the
+// caller to confirm (go-fuzzyfinder cannot be reopened in the same process:
+// a second tcell screen gets no keys).
 const Settle = 300 * time.Millisecond
+
+// Unsettled is a choice made as the rows changed.
+type Unsettled struct{ Item Item }
+
+func (u *Unsettled) Error() string { return "the rows changed as the choice was made" }
+
+// ErrBlank is a choice of a blank padding row (see Source.Set).
+var ErrBlank = errors.New("an empty row was chosen")
 
 // Source feeds the picker. The finder may open before the rows are ready
 // (they fill it when they arrive) and rows may be replaced while it is open:
 // the picker first shows the rows it cached last time, then the fresh
 // listing's.
 //
-// Two locks, never held together by this package: mu is the finder's
-// hot-reload lock, which it holds while it loads rows (and then takes its
-// own state lock); shownMu guards what the finder loaded, which the preview
-// reads while the finder holds its state lock. One lock for both deadlocked.
+// How go-fuzzyfinder v0.9.0 takes a hot-reloaded list shapes all of this.
+// On each 30 ms tick it holds its hot-reload lock (mu, here) and, when the
+// list's length changed, calls the item function for every row and then
+// swaps the rows into its state under its own state lock. It draws, and
+// calls the preview, under that state lock. So the order is always mu,
+// then the finder's state lock, then shownMu, and the preview (under the
+// state lock) never takes mu.
 type Source struct {
-	mu    sync.Mutex
-	items []Item // what the finder loads next
-	gen   int    // bumped by every Set
+	mu     sync.Mutex // the finder's hot-reload lock
+	items  []Item     // what the finder loads next (possibly padded: see Set)
+	latest []Item     // the newest rows as delivered, unpadded
+	gen    int        // bumped by every Set
 
 	shownMu sync.Mutex
-	shown   []Item // what the finder loaded last: its indexes refer to it
-	shownAs int    // the gen of shown
-	// swappedAt is when the finder loaded rows that replaced rows it had
-	// shown (zero until then).
-	swappedAt time.Time
+	// loaded is what the finder's last load read (row marks it), and
+	// state what it then swapped into its state (the lock's release marks
+	// it): the finder's indexes refer to state.
+	loaded, state     []Item
+	loadedAs, stateAs int
+	drawnAs           int       // the gen of the last screen drawn
+	swappedAt         time.Time // when a replacement was first drawn
 
-	done   chan struct{}
-	once   sync.Once
+	errMu  sync.Mutex // never mu: a finder stuck holding mu must not hang Pick
 	err    error
 	cancel context.CancelFunc
-	// drawn is closed when the finder has drawn its first screen with rows
-	// (or returned): see Drawn.
+
+	done      chan struct{}
+	once      sync.Once
 	drawn     chan struct{}
 	drawnOnce sync.Once
 }
@@ -74,66 +89,139 @@ func (s *Source) markDrawn() { s.drawnOnce.Do(func() { close(s.drawn) }) }
 //
 // go-fuzzyfinder reloads a hot-reloaded list only when its length changes,
 // and a list that shrinks under its cursor crashes it (the cursor is not
-// moved back inside). So the list it is handed only ever grows: a
-// replacement no longer than the rows on screen is padded with blank rows
-// to one more than that. They sit below the oldest session, no query
-// matches them, and choosing one reopens the finder.
+// moved back inside). So an open finder's list only ever grows: a
+// replacement no longer than what it loaded is padded with blank rows to
+// one more than that. They come after the oldest session, no query matches
+// them, and choosing one chooses nothing.
 func (s *Source) Set(items []Item) {
 	if len(items) == 0 {
 		s.Fail(errors.New("no rows"))
 		return
 	}
+	if !s.lockItems() {
+		return // a finder that will never load again holds the lock
+	}
+	s.latest = items
 	s.shownMu.Lock()
-	onScreen := len(s.shown)
+	open := len(s.loaded)
 	s.shownMu.Unlock()
-	if onScreen > 0 && len(items) <= onScreen {
-		padded := make([]Item, onScreen+1)
+	if open > 0 && len(items) <= open {
+		padded := make([]Item, open+1)
 		copy(padded, items)
 		for k := len(items); k < len(padded); k++ {
 			padded[k] = blank{}
 		}
 		items = padded
 	}
-	s.mu.Lock()
 	s.items = items
 	s.gen++
 	s.mu.Unlock()
 	s.once.Do(func() { close(s.done) })
 }
 
-// row is the finder's item function. The finder calls it with s.mu held
-// (its hot-reload lock) for every row in order each time it loads the
-// list, so the last call marks what it now shows.
+// lockItems takes mu, giving up after a second: go-fuzzyfinder's reload
+// goroutine can be left blocked for good, holding mu, when its finder has
+// returned (it sends to a full channel nobody reads any more).
+func (s *Source) lockItems() bool {
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(time.Millisecond) {
+		if s.mu.TryLock() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+// row is the finder's item function, called with mu held for every row in
+// order each time it loads the list: the last call marks what it loaded.
 func (s *Source) row(i int) string {
 	r := s.items[i].Row()
 	if i == len(s.items)-1 {
 		s.shownMu.Lock()
-		if s.shown != nil && s.shownAs != s.gen {
-			s.swappedAt = time.Now()
-		}
-		s.shown, s.shownAs = s.items, s.gen
+		s.loaded, s.loadedAs = s.items, s.gen
 		s.shownMu.Unlock()
 	}
 	return r
 }
 
-// settled reports whether the rows on screen have stood for Settle.
-func (s *Source) settled(now time.Time) bool {
+// reloadLock is the finder's hot-reload lock: mu, and on release the note
+// that what it loaded is now in its state (it loads and swaps in one hold).
+type reloadLock struct{ s *Source }
+
+func (l reloadLock) Lock() { l.s.mu.Lock() }
+
+func (l reloadLock) Unlock() {
+	s := l.s
+	s.shownMu.Lock()
+	s.state, s.stateAs = s.loaded, s.loadedAs
+	s.shownMu.Unlock()
+	s.mu.Unlock()
+}
+
+// preview draws row i of the finder's state; the finder calls it under its
+// state lock each time it draws, after the rows, so it also marks which
+// rows have been on screen and since when.
+func (s *Source) preview(i, width int) string {
+	s.markDrawn()
+	s.shownMu.Lock()
+	gen := s.stateAs
+	var it Item
+	if i >= 0 && i < len(s.state) {
+		it = s.state[i]
+	}
+	s.shownMu.Unlock()
+	text := ""
+	if it != nil {
+		text = it.Preview(width)
+	}
+	s.shownMu.Lock()
+	if gen != s.drawnAs {
+		if s.drawnAs != 0 {
+			s.swappedAt = time.Now()
+		}
+		s.drawnAs = gen
+	}
+	s.shownMu.Unlock()
+	return text
+}
+
+// settled reports whether a choice the finder just returned refers to rows
+// that were on screen, unchanged, for settle: nothing loaded since, nothing
+// swapped in undrawn, no replacement drawn less than Settle ago.
+func (s *Source) settled(now time.Time, settle time.Duration) bool {
 	s.shownMu.Lock()
 	defer s.shownMu.Unlock()
-	return s.swappedAt.IsZero() || now.Sub(s.swappedAt) >= Settle
+	return s.loadedAs == s.stateAs && s.stateAs == s.drawnAs &&
+		(s.swappedAt.IsZero() || now.Sub(s.swappedAt) >= settle)
+}
+
+// chosen is row i of the finder's state.
+func (s *Source) chosen(i int) Item {
+	s.shownMu.Lock()
+	defer s.shownMu.Unlock()
+	if i < 0 || i >= len(s.state) {
+		return nil
+	}
+	return s.state[i]
 }
 
 // Fail ends the picker with err (the listing failed or found nothing).
 func (s *Source) Fail(err error) {
-	s.mu.Lock()
+	s.errMu.Lock()
 	s.err = err
 	cancel := s.cancel
-	s.mu.Unlock()
+	s.errMu.Unlock()
 	s.once.Do(func() { close(s.done) })
 	if cancel != nil {
 		cancel()
 	}
+}
+
+func (s *Source) failed() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
 }
 
 // Ready is closed once rows (or a failure) arrived.
@@ -146,19 +234,12 @@ func (s *Source) Wait(ctx context.Context) ([]Item, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	if err := s.failed(); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.items, s.err
-}
-
-// shownItem is row i of the list on screen.
-func (s *Source) shownItem(i int) Item {
-	s.shownMu.Lock()
-	defer s.shownMu.Unlock()
-	if i < 0 || i >= len(s.shown) {
-		return nil
-	}
-	return s.shown[i]
+	return s.latest, nil
 }
 
 // blank pads a replacement list (see Set).
@@ -174,56 +255,38 @@ type Picker interface {
 }
 
 // Fuzzy is the real picker.
-type Fuzzy struct{}
-
-// Pick opens the finder. Every item is searched from the first keystroke:
-// nothing is loaded lazily. A choice made within Settle of the rows being
-// replaced, or of a blank padding row, reopens the finder over the rows
-// there are now rather than guess.
-func (Fuzzy) Pick(ctx context.Context, header string, src *Source) (Item, error) {
-	defer src.markDrawn()
-	for {
-		it, err := findOnce(ctx, header, src)
-		if err != nil {
-			return nil, err
-		}
-		if _, pad := it.(blank); !pad && src.settled(time.Now()) {
-			return it, nil
-		}
-	}
+type Fuzzy struct {
+	// Settle overrides the package's Settle (tests that drive a real
+	// terminal need a wider window than a person does).
+	Settle time.Duration
 }
 
-func findOnce(ctx context.Context, header string, src *Source) (Item, error) {
+// Pick opens the finder. Every item is searched from the first keystroke:
+// nothing is loaded lazily. A choice of rows that had not stood on screen
+// for Settle comes back as *Unsettled; a blank padding row as ErrBlank.
+func (p Fuzzy) Pick(ctx context.Context, header string, src *Source) (Item, error) {
+	defer src.markDrawn()
+	settle := p.Settle
+	if settle <= 0 {
+		settle = Settle
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	src.mu.Lock()
+	src.errMu.Lock()
 	src.cancel = cancel
 	failed := src.err
-	src.mu.Unlock()
+	src.errMu.Unlock()
 	if failed != nil {
 		return nil, failed
 	}
-	i, err := fuzzyfinder.Find(&src.items,
-		src.row,
-		fuzzyfinder.WithHotReloadLock(&src.mu),
+	i, err := fuzzyfinder.Find(&src.items, src.row,
+		fuzzyfinder.WithHotReloadLock(reloadLock{src}),
 		fuzzyfinder.WithContext(ctx),
 		fuzzyfinder.WithHeader(header),
 		fuzzyfinder.WithPromptString("resume> "),
-		// The finder draws the preview with the rows, before it shows the
-		// screen: the first call marks the first screen drawn. It runs with
-		// the finder's state lock held, so it must not take src.mu.
-		fuzzyfinder.WithPreviewWindow(func(i, width, _ int) string {
-			src.markDrawn()
-			if it := src.shownItem(i); it != nil {
-				return it.Preview(width)
-			}
-			return ""
-		}),
+		fuzzyfinder.WithPreviewWindow(func(i, width, _ int) string { return src.preview(i, width) }),
 	)
-	src.mu.Lock()
-	failed = src.err
-	src.mu.Unlock()
-	switch {
+	switch failed := src.failed(); {
 	case failed != nil:
 		return nil, failed
 	case errors.Is(err, fuzzyfinder.ErrAbort) || (err != nil && ctx.Err() != nil):
@@ -231,9 +294,15 @@ func findOnce(ctx context.Context, header string, src *Source) (Item, error) {
 	case err != nil:
 		return nil, err
 	}
-	it := src.shownItem(i)
-	if it == nil {
+	it := src.chosen(i)
+	switch it.(type) {
+	case nil:
 		return nil, fmt.Errorf("the finder chose row %d of a shorter list", i)
+	case blank:
+		return nil, ErrBlank
+	}
+	if !src.settled(time.Now(), settle) {
+		return nil, &Unsettled{Item: it}
 	}
 	return it, nil
 }

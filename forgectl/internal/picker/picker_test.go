@@ -21,24 +21,32 @@ func items(prefix string, n int) []Item {
 	return out
 }
 
-// finder does what go-fuzzyfinder v0.9.0 does with a hot-reloaded list: at
-// start and on each 30 ms tick, with the source's lock held, it loads the
-// list when its length differs from the last load (prev starts at 0, so the
-// first tick loads again), calling the item function for every row in
-// order; then it takes its own state lock to swap in the rows. Its cursor
-// is never moved back inside a shorter list, which is why it must never
-// see one.
+// finder does what go-fuzzyfinder v0.9.0 does with a hot-reloaded list:
+// at start and on each 30 ms tick it holds the hot-reload lock and, when
+// the list's length differs from its last load (prev starts at 0, so the
+// first tick loads again), calls the item function for every row in order
+// and swaps the rows into its state under its state lock. It draws, and
+// calls the preview, under the state lock. Its cursor is never moved back
+// inside a shorter list, which is why it must never see one.
 type finder struct {
 	t     *testing.T
 	src   *Source
+	lock  reloadLock
 	state sync.Mutex
 	prev  int
 	rows  []string
 }
 
-func (f *finder) tick() bool {
-	f.src.mu.Lock()
-	defer f.src.mu.Unlock()
+func open(t *testing.T, src *Source) *finder {
+	f := &finder{t: t, src: src, lock: reloadLock{src}}
+	f.load()
+	f.prev = 0
+	return f
+}
+
+func (f *finder) load() bool {
+	f.lock.Lock()
+	defer f.lock.Unlock()
 	n := len(f.src.items)
 	if n == f.prev {
 		return false
@@ -57,15 +65,30 @@ func (f *finder) tick() bool {
 	return true
 }
 
+// tick loads as the finder's reload goroutine does, then draws.
+func (f *finder) tick() bool {
+	loaded := f.load()
+	f.draw()
+	return loaded
+}
+
+func (f *finder) draw() string {
+	f.state.Lock()
+	defer f.state.Unlock()
+	return f.src.preview(0, 80)
+}
+
 func TestReplacementsOnlyGrow(t *testing.T) {
 	src := NewSource()
 	src.Set(items("cached", 3))
-	f := &finder{t: t, src: src}
-	if !f.tick() || len(f.rows) != 3 || f.rows[0] != "cached0" {
+	f := open(t, src)
+	f.draw()
+	if len(f.rows) != 3 || f.rows[0] != "cached0" {
 		t.Fatalf("first load: %v", f.rows)
 	}
-	if f.tick(); !src.settled(time.Now()) {
-		t.Error("reloading the same rows counted as a replacement")
+	// The first tick loads the same rows again: not a replacement.
+	if !f.tick() || f.tick() || !src.settled(time.Now(), Settle) {
+		t.Error("the first rows, drawn and reloaded, are not settled")
 	}
 
 	// As many fresh rows: one more, a blank one, so the finder sees a
@@ -74,68 +97,87 @@ func TestReplacementsOnlyGrow(t *testing.T) {
 	if !f.tick() || fmt.Sprintf("%q", f.rows) != `["fresh0" "fresh1" "fresh2" ""]` {
 		t.Fatalf("same length: %q", f.rows)
 	}
-	if src.shownItem(3) != (blank{}) || src.shownItem(1) != item("fresh1") {
+	if src.chosen(3) != (blank{}) || src.chosen(1) != item("fresh1") {
 		t.Error("the rows are not the fresh ones and a blank")
 	}
-	// Fewer: padded to one more than on screen, never shorter.
+	// Fewer: padded to one more than loaded, never shorter.
 	src.Set(items("fewer", 2))
 	if !f.tick() || fmt.Sprintf("%q", f.rows) != `["fewer0" "fewer1" "" "" ""]` {
 		t.Fatalf("fewer: %q", f.rows)
 	}
 	// More: as they are.
 	src.Set(items("more", 9))
-	if !f.tick() || len(f.rows) != 9 || src.shownItem(8) != item("more8") {
+	if !f.tick() || len(f.rows) != 9 || src.chosen(8) != item("more8") {
 		t.Fatalf("more: %v", f.rows)
 	}
-	if src.shownItem(9) != nil || src.shownItem(-1) != nil {
+	if src.chosen(9) != nil || src.chosen(-1) != nil {
 		t.Error("an index past the list named an item")
 	}
 	got, err := src.Wait(context.Background())
 	if err != nil || len(got) != 9 {
 		t.Errorf("Wait = %d rows, %v", len(got), err)
 	}
+
 }
 
 func TestSingleRowIsReplaced(t *testing.T) {
 	src := NewSource()
 	src.Set(items("cached", 1))
-	f := &finder{t: t, src: src}
-	f.tick()
+	f := open(t, src)
+	f.draw()
 	src.Set(items("fresh", 1))
 	if !f.tick() || f.rows[0] != "fresh0" {
 		t.Fatalf("one cached row, one fresh: the finder shows %v", f.rows)
 	}
 }
 
+// A choice counts only when the rows it refers to have stood on screen,
+// unchanged, for Settle.
 func TestChoiceSettles(t *testing.T) {
 	src := NewSource()
 	// Rows set before the finder opens are not a replacement.
 	src.Set(items("cached", 2))
 	src.Set(items("fresh", 2))
-	f := &finder{t: t, src: src}
-	f.tick()
-	if !src.settled(time.Now()) {
-		t.Fatal("the first rows the finder loaded counted as a replacement")
+	f := open(t, src)
+	if src.settled(time.Now(), Settle) {
+		t.Fatal("rows never drawn were trusted")
 	}
+	f.draw()
+	if !src.settled(time.Now(), Settle) {
+		t.Fatal("the first rows the finder drew counted as a replacement")
+	}
+
 	src.Set(items("newer", 2))
-	f.tick()
+	// Loaded, not yet in the finder's state: an index may be the old list's.
+	f.lock.Lock()
+	for i := range len(src.items) {
+		src.row(i)
+	}
+	if src.settled(time.Now().Add(time.Hour), Settle) {
+		t.Error("a choice while rows were being loaded was trusted")
+	}
+	f.lock.Unlock()
+	// In the state, not yet drawn: the person saw the old rows.
+	if src.settled(time.Now().Add(time.Hour), Settle) {
+		t.Error("a choice of rows never drawn was trusted")
+	}
+	f.draw()
 	now := time.Now()
-	if src.settled(now) {
+	if src.settled(now, Settle) {
 		t.Error("a choice right after the rows changed was trusted")
 	}
-	if !src.settled(now.Add(Settle)) {
+	if !src.settled(now.Add(Settle), Settle) {
 		t.Error("a choice Settle after the rows changed was not trusted")
 	}
 }
 
-// The finder holds the source's lock and then takes its state lock to
-// reload; it holds its state lock and calls the preview (shownItem) to
-// draw. With one lock behind both, the two waited on each other forever.
+// The finder holds the hot-reload lock and then takes its state lock to
+// reload; it holds its state lock and calls the preview to draw. With one
+// lock behind both, the two waited on each other forever.
 func TestReloadAndPreviewDoNotDeadlock(t *testing.T) {
 	src := NewSource()
 	src.Set(items("a", 50))
-	f := &finder{t: t, src: src}
-	f.tick()
+	f := open(t, src)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -145,16 +187,14 @@ func TestReloadAndPreviewDoNotDeadlock(t *testing.T) {
 			defer wg.Done()
 			for k := range 300 {
 				src.Set(items(fmt.Sprint("g", k, "-"), 50+k))
-				f.tick()
+				f.load()
 			}
 		}()
 		go func() { // draws
 			defer wg.Done()
 			for range 3000 {
-				f.state.Lock()
-				src.shownItem(0)
-				src.settled(time.Now())
-				f.state.Unlock()
+				f.draw()
+				src.settled(time.Now(), Settle)
 			}
 		}()
 		wg.Wait()
@@ -163,6 +203,24 @@ func TestReloadAndPreviewDoNotDeadlock(t *testing.T) {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		t.Fatal("reload and preview deadlocked")
+	}
+}
+
+// go-fuzzyfinder's reload goroutine can be left holding the hot-reload lock
+// for good after its finder returned; Set must not hang the listing.
+func TestSetDoesNotHangOnAStuckFinder(t *testing.T) {
+	src := NewSource()
+	src.Set(items("a", 2))
+	src.mu.Lock() // stuck for good
+	done := make(chan struct{})
+	go func() { src.Set(items("b", 3)); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Set hung on a lock nobody will release")
+	}
+	if src.failed() != nil {
+		t.Error("Set failed the source")
 	}
 }
 

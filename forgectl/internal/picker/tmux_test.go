@@ -1,0 +1,162 @@
+package picker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as a program that runs the real finder, so the
+// tests below can drive it in tmux: PICKER_HARNESS=<result file> makes it
+// show five cached rows, replace them with three fresh ones once they are
+// drawn, and write what Pick returned.
+func TestMain(m *testing.M) {
+	if out := os.Getenv("PICKER_HARNESS"); out != "" {
+		os.Exit(harness(out))
+	}
+	os.Exit(m.Run())
+}
+
+// harnessSettle is wide, so a test's Enter right after the swap is surely
+// inside it even on a loaded machine.
+const harnessSettle = 2 * time.Second
+
+func harness(out string) int {
+	src := NewSource()
+	src.Set(items("cached", 5))
+	go func() {
+		<-src.Drawn()
+		time.Sleep(300 * time.Millisecond)
+		src.Set(items("fresh", 3))
+	}()
+	it, err := Fuzzy{Settle: harnessSettle}.Pick(context.Background(), "harness", src)
+	var u *Unsettled
+	result := fmt.Sprint("error: ", err)
+	switch {
+	case errors.As(err, &u):
+		result = "unsettled: " + u.Item.Row()
+	case err == nil:
+		result = "picked: " + it.Row()
+	}
+	if err := os.WriteFile(out, []byte(result), 0o600); err != nil {
+		return 1
+	}
+	return 0
+}
+
+type harnessRun struct {
+	t    *testing.T
+	sock string
+	out  string
+}
+
+func startHarness(t *testing.T) *harnessRun {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	h := &harnessRun{t: t, sock: fmt.Sprintf("picker-%d-%d", os.Getpid(), time.Now().UnixNano()), out: filepath.Join(t.TempDir(), "result")}
+	t.Cleanup(func() { exec.Command("tmux", "-L", h.sock, "kill-server").Run() })
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "t",
+		"env", "PICKER_HARNESS="+h.out, "TERM=xterm-256color", self, "-test.run=^$")
+	return h
+}
+
+func (h *harnessRun) tmux(args ...string) string {
+	out, err := exec.Command("tmux", append([]string{"-L", h.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		h.t.Fatalf("tmux %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+func (h *harnessRun) waitScreen(what string, ok func(string) bool) string {
+	h.t.Helper()
+	var last string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		last = h.tmux("capture-pane", "-p", "-t", "t")
+		if ok(last) {
+			return last
+		}
+	}
+	h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, last)
+	return ""
+}
+
+func (h *harnessRun) result() string {
+	h.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(h.out); err == nil {
+			return string(b)
+		}
+	}
+	h.t.Fatalf("the harness never returned; screen:\n%s", h.tmux("capture-pane", "-p", "-t", "t"))
+	return ""
+}
+
+// cursorRow is the row the finder's cursor is on ("> " marks it).
+func cursorRow(screen string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, "> ") {
+			return strings.TrimSpace(strings.SplitN(l[2:], "│", 2)[0])
+		}
+	}
+	return ""
+}
+
+// Enter right after the rows change comes back unsettled, naming the row
+// the finder had under its cursor, for the caller to confirm.
+func TestRealFinderChoiceAsRowsChange(t *testing.T) {
+	h := startHarness(t)
+	h.waitScreen("the cached rows", func(s string) bool { return strings.Contains(s, "cached0") })
+	h.tmux("send-keys", "-t", "t", "Up") // the cursor to row 1
+	h.waitScreen("the fresh rows", func(s string) bool { return strings.Contains(s, "fresh1") })
+	if got := cursorRow(h.tmux("capture-pane", "-p", "-t", "t")); got != "fresh1" {
+		t.Fatalf("after the swap the cursor is on %q", got)
+	}
+	h.tmux("send-keys", "-t", "t", "Enter")
+	if got := h.result(); got != "unsettled: fresh1" {
+		t.Fatalf("harness: %s", got)
+	}
+}
+
+// Once the rows have stood, a choice is taken as it is.
+func TestRealFinderSettledChoice(t *testing.T) {
+	h := startHarness(t)
+	h.waitScreen("the fresh rows", func(s string) bool { return strings.Contains(s, "fresh2") && !strings.Contains(s, "cached") })
+	time.Sleep(harnessSettle + 200*time.Millisecond)
+	h.tmux("send-keys", "-t", "t", "Up")
+	h.waitScreen("the cursor on fresh1", func(s string) bool { return cursorRow(s) == "fresh1" })
+	h.tmux("send-keys", "-t", "t", "Enter")
+	if got := h.result(); got != "picked: fresh1" {
+		t.Fatalf("harness: %s", got)
+	}
+}
+
+// Three fresh rows replace five: blank rows keep the list from shrinking
+// under a cursor on the oldest row (go-fuzzyfinder would crash), and
+// choosing one chooses nothing.
+func TestRealFinderShorterListAndBlankRows(t *testing.T) {
+	h := startHarness(t)
+	h.waitScreen("the cached rows", func(s string) bool { return strings.Contains(s, "cached4") })
+	h.tmux("send-keys", "-t", "t", "-N", "10", "Up") // the cursor to the oldest row
+	h.waitScreen("the cursor on cached4", func(s string) bool { return cursorRow(s) == "cached4" })
+	h.waitScreen("the fresh rows", func(s string) bool { return strings.Contains(s, "fresh2") && !strings.Contains(s, "cached") })
+	time.Sleep(harnessSettle + 200*time.Millisecond)
+	if got := cursorRow(h.tmux("capture-pane", "-p", "-t", "t")); got != "" {
+		t.Fatalf("the cursor is on %q, not a blank row", got)
+	}
+	h.tmux("send-keys", "-t", "t", "Enter")
+	if got := h.result(); got != "error: "+ErrBlank.Error() {
+		t.Fatalf("harness: %s", got)
+	}
+}
