@@ -1,53 +1,44 @@
 package picker
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
-
-// The test binary doubles as a program that runs the real finder, so the
-// tests below can drive it in tmux: PICKER_HARNESS=<result file> makes it
-// show five cached rows, replace them with three fresh ones once they are
-// drawn, and write what Pick returned.
-func TestMain(m *testing.M) {
-	if out := os.Getenv("PICKER_HARNESS"); out != "" {
-		os.Exit(harness(out))
-	}
-	os.Exit(m.Run())
-}
 
 // harnessSettle is wide, so a test's Enter right after the swap is surely
 // inside it even on a loaded machine.
 const harnessSettle = 2 * time.Second
 
-func harness(out string) int {
-	src := NewSource()
-	src.Set(items("cached", 5))
-	go func() {
-		<-src.Drawn()
-		time.Sleep(300 * time.Millisecond)
-		src.Set(items("fresh", 3))
-	}()
-	it, err := Fuzzy{Settle: harnessSettle}.Pick(context.Background(), "harness", src)
-	var u *Unsettled
-	result := fmt.Sprint("error: ", err)
-	switch {
-	case errors.As(err, &u):
-		result = "unsettled: " + u.Item.Row()
-	case err == nil:
-		result = "picked: " + it.Row()
+var harnessBuild struct {
+	sync.Once
+	path string
+	err  error
+}
+
+// harnessBinary builds testdata/harness (see its doc) once per test run.
+func harnessBinary(t *testing.T) string {
+	harnessBuild.Do(func() {
+		dir, err := os.MkdirTemp("", "picker-harness-")
+		if err != nil {
+			harnessBuild.err = err
+			return
+		}
+		harnessBuild.path = filepath.Join(dir, "harness")
+		out, err := exec.Command("go", "build", "-o", harnessBuild.path, "./testdata/harness").CombinedOutput()
+		if err != nil {
+			harnessBuild.err = fmt.Errorf("go build: %v: %s", err, out)
+		}
+	})
+	if harnessBuild.err != nil {
+		t.Fatal(harnessBuild.err)
 	}
-	if err := os.WriteFile(out, []byte(result), 0o600); err != nil {
-		return 1
-	}
-	return 0
+	return harnessBuild.path
 }
 
 type harnessRun struct {
@@ -62,12 +53,8 @@ func startHarness(t *testing.T) *harnessRun {
 	}
 	h := &harnessRun{t: t, sock: fmt.Sprintf("picker-%d-%d", os.Getpid(), time.Now().UnixNano()), out: filepath.Join(t.TempDir(), "result")}
 	t.Cleanup(func() { exec.Command("tmux", "-L", h.sock, "kill-server").Run() })
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	h.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "t",
-		"env", "PICKER_HARNESS="+h.out, "TERM=xterm-256color", self, "-test.run=^$")
+		"env", "TERM=xterm-256color", harnessBinary(t), h.out, harnessSettle.String())
 	return h
 }
 
