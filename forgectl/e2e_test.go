@@ -393,17 +393,20 @@ func TestE2EPickerReplacesCachedRows(t *testing.T) {
 		t.Fatalf("the first picker exited %s", codes[0])
 	}
 
-	// The second picker: the cursor goes to the oldest row at once, where
+	// The second picker opens over the cached rows (the renamed session
+	// under its old name); the cursor goes to the oldest row at once, where
 	// a shorter list would leave it past the end.
-	tm.waitFor("the second picker", func(s string) bool { return strings.Contains(s, "resume>") && strings.Contains(s, " ago ") })
+	tm.waitFor("the cached rows", func(s string) bool {
+		return strings.Contains(s, "resume>") && strings.Contains(s, "“dark mode please”")
+	})
 	tm.run("send-keys", "-t", "t", "-N", "400", "Up")
 	time.Sleep(500 * time.Millisecond) // the fresh listing lands meanwhile
 	tm.run("send-keys", "-t", "t", "-l", "Renamed")
 	tm.waitFor("the fresh rows", func(s string) bool {
 		return strings.Contains(s, "resume> Renamed") && strings.Contains(s, "Renamed since")
 	})
-	// A choice within picker.Settle of the rows changing would reopen the
-	// finder; this one comes later.
+	// A choice within picker.Settle of a swap that changed the session
+	// under the cursor would be asked about; this one comes later.
 	time.Sleep(400 * time.Millisecond)
 	tm.run("send-keys", "-t", "t", "Enter")
 	r := e.waitRecord(t)

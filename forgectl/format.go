@@ -337,6 +337,8 @@ type pickItem struct {
 
 func (p pickItem) Row() string { return p.row }
 
+func (p pickItem) Key() string { return p.s.ID }
+
 func (p pickItem) Preview(width int) string { return preview(p.s, p.now, p.claude, width) }
 
 // cachedItem is a row from the picker's cache, shown until the fresh
@@ -354,6 +356,14 @@ type itemEnv struct {
 }
 
 func (c *cachedItem) Row() string { return c.row }
+
+func (c *cachedItem) Key() string {
+	s, err := c.e.Session()
+	if err != nil {
+		return ""
+	}
+	return s.ID
+}
 
 func (c *cachedItem) Preview(width int) string {
 	s, err := c.e.Session()

@@ -141,11 +141,16 @@ func (f *fakePicker) Pick(ctx context.Context, _ string, src *picker.Source) (pi
 	return items[f.choose], nil
 }
 
-// runWith runs forgectl in-process with this home; exec is recorded, never done.
-func (h *testHome) runWith(tty bool, p picker.Picker, env map[string]string, args ...string) result {
-	h.t.Helper()
-	var out, errb bytes.Buffer
-	a := newApp(strings.NewReader(h.stdin), &out, &errb)
+// recorder holds what an in-process run printed and would have exec'd.
+type recorder struct {
+	out, errb bytes.Buffer
+	exec      *execCall
+}
+
+// newTestApp makes forgectl for this home; exec is recorded, never done.
+func (h *testHome) newTestApp(tty bool, p picker.Picker, env map[string]string) (*app, *recorder) {
+	rec := &recorder{}
+	a := newApp(strings.NewReader(h.stdin), &rec.out, &rec.errb)
 	vars := map[string]string{"HOME": h.home, "FORGECTL_CONFIG_DIR": h.fc, "PATH": filepath.Dir(h.bin)}
 	for k, v := range env {
 		vars[k] = v
@@ -169,18 +174,23 @@ func (h *testHome) runWith(tty bool, p picker.Picker, env map[string]string, arg
 		p = &fakePicker{err: fmt.Errorf("picker must not open")}
 	}
 	a.picker = p
-	var res result
 	var dir string
 	a.chdir = func(d string) error { dir = d; return nil }
 	a.exec = func(argv0 string, argv, env []string) error {
-		res.exec = &execCall{argv0: argv0, argv: argv, env: env, dir: dir}
+		rec.exec = &execCall{argv0: argv0, argv: argv, env: env, dir: dir}
 		return nil
 	}
 	a.self = filepath.Join(h.home, "bin", "forgectl")
 	a.pickCacheMin = 1 // the demo homes are small
-	res.code = a.run(context.Background(), args)
-	res.stdout, res.stderr = out.String(), errb.String()
-	return res
+	return a, rec
+}
+
+// runWith runs forgectl in-process with this home.
+func (h *testHome) runWith(tty bool, p picker.Picker, env map[string]string, args ...string) result {
+	h.t.Helper()
+	a, rec := h.newTestApp(tty, p, env)
+	code := a.run(context.Background(), args)
+	return result{code: code, stdout: rec.out.String(), stderr: rec.errb.String(), exec: rec.exec}
 }
 
 func (h *testHome) run(args ...string) result { return h.runWith(false, nil, nil, args...) }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -164,7 +165,17 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	var l listing
 	select {
 	case l = <-fresh:
-	case <-ctx.Done(): // Ctrl-C while a slow listing finishes: nothing is done
+	case <-time.After(300 * time.Millisecond):
+		// Chosen before a slow (cold) listing finished: say why nothing
+		// happens yet.
+		a.notef("listing sessions…")
+		select {
+		case l = <-fresh:
+		case <-ctx.Done(): // Ctrl-C: nothing is done
+			held.flushTo(a.stderr)
+			return nil, exit(exitcode.Interrupted)
+		}
+	case <-ctx.Done():
 		held.flushTo(a.stderr)
 		return nil, exit(exitcode.Interrupted)
 	}
@@ -176,7 +187,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	if err != nil || unsettled == nil {
 		return s, err
 	}
-	return s, a.confirmPick(s)
+	return s, a.confirmPick(ctx, s)
 }
 
 // resolvePick is the fresh listing's session for a chosen row.
@@ -207,20 +218,34 @@ func (a *app) resolvePick(it picker.Item, fresh []sessions.Session) (*sessions.S
 	return nil, exit(exitcode.Failed)
 }
 
-// confirmPick asks before resuming a session chosen just as the rows
-// changed, when the row under the cursor may not have been the one meant.
-// Anything but an empty answer or "y" leaves, as Esc would.
-func (a *app) confirmPick(s *sessions.Session) error {
-	fmt.Fprintf(a.stderr, "forgectl: the list changed as you chose. Resume %s (%s @ %s, %s)? [Y/n] ",
+// confirmPick asks before resuming a session chosen just as a swap of rows
+// put it under the cursor, when the person may have meant the session that
+// was there a moment before. Only "y" resumes: keys typed ahead are thrown
+// away first (a second Enter must not answer a question not yet read), and
+// Ctrl-C leaves.
+func (a *app) confirmPick(ctx context.Context, s *sessions.Session) error {
+	if f, ok := a.stdin.(*os.File); ok {
+		discardTypedAhead(f)
+	}
+	fmt.Fprintf(a.stderr, "forgectl: the list changed as you chose. Resume %s (%s @ %s, %s)? [y/N] ",
 		clean(cut(title(s), 60)), orDash(s.Repo), orDash(s.Branch), age(a.now(), s.LastActivity))
-	line, err := bufio.NewReader(a.stdin).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "", "y", "yes":
-		if err == nil || line != "" {
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+		answer <- line
+	}()
+	select {
+	case line := <-answer:
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
 			return nil
 		}
+		if line == "" || !strings.HasSuffix(line, "\n") {
+			fmt.Fprintln(a.stderr)
+		}
+	case <-ctx.Done():
+		fmt.Fprintln(a.stderr)
 	}
-	fmt.Fprintln(a.stderr)
 	return exit(exitcode.Interrupted)
 }
 

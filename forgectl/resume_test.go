@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -424,13 +426,13 @@ func TestPickerUnsettledChoiceIsConfirmed(t *testing.T) {
 	for _, c := range []struct {
 		answer string
 		code   int
-	}{{"\n", 0}, {"y\n", 0}, {"YES\n", 0}, {"n\n", 130}, {"later\n", 130}, {"", 130}} {
+	}{{"y\n", 0}, {"YES\n", 0}, {"y", 0}, {"\n", 130}, {"n\n", 130}, {"later\n", 130}, {"", 130}} {
 		h.stdin = c.answer
 		r := h.runWith(true, &fakePicker{choose: 1, unsettled: true}, nil, "resume")
 		if r.code != c.code || (c.code == 0) != (r.exec != nil) {
 			t.Fatalf("answer %q: %d %+v %s", c.answer, r.code, r.exec, r.stderr)
 		}
-		if !strings.Contains(r.stderr, "the list changed as you chose. Resume Cursor pagination (api-server @ feat/pages, 2h ago)? [Y/n]") {
+		if !strings.Contains(r.stderr, "the list changed as you chose. Resume Cursor pagination (api-server @ feat/pages, 2h ago)? [y/N]") {
 			t.Errorf("answer %q: the question: %q", c.answer, r.stderr)
 		}
 		if c.code == 0 && (r.exec.dir != api || r.exec.argv[len(r.exec.argv)-1] != idPages) {
@@ -438,6 +440,36 @@ func TestPickerUnsettledChoiceIsConfirmed(t *testing.T) {
 		}
 	}
 	h.stdin = ""
+	r := h.runWith(true, &fakePicker{err: picker.ErrBlank}, nil, "resume")
+	if r.code != 130 || r.exec != nil || !strings.Contains(r.stderr, "nothing chosen") {
+		t.Fatalf("blank row: %d %s", r.code, r.stderr)
+	}
+}
+
+// Ctrl-C at the question leaves, even though nothing is typed.
+func TestPickerConfirmationCtrlC(t *testing.T) {
+	h, _, _ := demo(t)
+	pr, pw := io.Pipe() // a terminal nobody types on
+	defer pw.Close()
+	a, rec := h.newTestApp(true, &fakePicker{choose: 0, unsettled: true}, nil)
+	a.stdin = pr
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() { done <- a.run(ctx, []string{"resume"}) }()
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	select {
+	case code := <-done:
+		if code != 130 || rec.exec != nil {
+			t.Fatalf("Ctrl-C at the question: %d %+v %s", code, rec.exec, rec.errb.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Ctrl-C at the question was ignored")
+	}
+}
+
+func TestPickerBlankRow(t *testing.T) {
+	h, _, _ := demo(t)
 	r := h.runWith(true, &fakePicker{err: picker.ErrBlank}, nil, "resume")
 	if r.code != 130 || r.exec != nil || !strings.Contains(r.stderr, "nothing chosen") {
 		t.Fatalf("blank row: %d %s", r.code, r.stderr)

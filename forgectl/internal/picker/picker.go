@@ -20,13 +20,15 @@ var ErrAborted = errors.New("picker aborted")
 type Item interface {
 	Row() string
 	Preview(width int) string
+	// Key names what the row stands for (a session id), so that a swap of
+	// rows that leaves the same session under the cursor goes unnoticed.
+	Key() string
 }
 
-// Settle is how long the rows on screen must have stood for a choice to be
-// taken as it is. Rows replaced just before Enter may not be the ones the
-// person meant: such a choice comes back as an *Unsettled error, for the
-// caller to confirm (go-fuzzyfinder cannot be reopened in the same process:
-// a second tcell screen gets no keys).
+// Settle is how long after a swap of rows put a different session under
+// the cursor a choice is not taken as it is: the person may have meant the
+// row that was there a moment before. Such a choice comes back as an
+// *Unsettled error, for the caller to confirm.
 const Settle = 300 * time.Millisecond
 
 // Unsettled is a choice made as the rows changed.
@@ -62,7 +64,8 @@ type Source struct {
 	loaded, state     []Item
 	loadedAs, stateAs int
 	drawnAs           int       // the gen of the last screen drawn
-	swappedAt         time.Time // when a replacement was first drawn
+	drawnKey          string    // the Key under the cursor on that screen
+	swappedAt         time.Time // when a swap put another session under the cursor
 
 	errMu  sync.Mutex // never mu: a finder stuck holding mu must not hang Pick
 	err    error
@@ -171,17 +174,21 @@ func (s *Source) preview(i, width int) string {
 		it = s.state[i]
 	}
 	s.shownMu.Unlock()
-	text := ""
+	text, key := "", ""
 	if it != nil {
-		text = it.Preview(width)
+		text, key = it.Preview(width), it.Key()
 	}
 	s.shownMu.Lock()
 	if gen != s.drawnAs {
-		if s.drawnAs != 0 {
+		// The first screen of new rows: a swap, unless nothing was drawn
+		// before. It matters only if it changed the session under the
+		// cursor (the person moving the cursor is no swap).
+		if s.drawnAs != 0 && key != s.drawnKey {
 			s.swappedAt = time.Now()
 		}
 		s.drawnAs = gen
 	}
+	s.drawnKey = key
 	s.shownMu.Unlock()
 	return text
 }
@@ -247,6 +254,7 @@ type blank struct{}
 
 func (blank) Row() string        { return "" }
 func (blank) Preview(int) string { return "" }
+func (blank) Key() string        { return "" }
 
 // Picker chooses one item; callers depend on this interface so tests and
 // non-terminal runs never touch the UI.

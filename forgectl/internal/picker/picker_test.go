@@ -3,6 +3,7 @@ package picker
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ type item string
 
 func (i item) Row() string        { return string(i) }
 func (i item) Preview(int) string { return "preview of " + string(i) }
+func (i item) Key() string        { return strings.TrimPrefix(string(i), "same-") }
 
 func items(prefix string, n int) []Item {
 	out := make([]Item, n)
@@ -168,6 +170,14 @@ func TestChoiceSettles(t *testing.T) {
 	}
 	if !src.settled(now.Add(Settle), Settle) {
 		t.Error("a choice Settle after the rows changed was not trusted")
+	}
+
+	// New rows that leave the same session under the cursor (the common
+	// case: the cache was right about the newest session) are no swap.
+	src.Set([]Item{item("same-newer0"), item("other")})
+	f.tick()
+	if !src.settled(now.Add(Settle), Settle) {
+		t.Error("rows that kept the session under the cursor unsettled a choice")
 	}
 }
 

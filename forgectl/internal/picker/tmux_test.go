@@ -30,7 +30,11 @@ func harnessBinary(t *testing.T) string {
 			return
 		}
 		harnessBuild.path = filepath.Join(dir, "harness")
-		out, err := exec.Command("go", "build", "-o", harnessBuild.path, "./testdata/harness").CombinedOutput()
+		args := []string{"build", "-o", harnessBuild.path}
+		if raceBuild { // the finder's locking is race-checked too
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, "./testdata/harness")...).CombinedOutput()
 		if err != nil {
 			harnessBuild.err = fmt.Errorf("go build: %v: %s", err, out)
 		}
@@ -42,9 +46,10 @@ func harnessBinary(t *testing.T) string {
 }
 
 type harnessRun struct {
-	t    *testing.T
-	sock string
-	out  string
+	t      *testing.T
+	sock   string
+	out    string
+	stderr string
 }
 
 func startHarness(t *testing.T) *harnessRun {
@@ -53,8 +58,9 @@ func startHarness(t *testing.T) *harnessRun {
 	}
 	h := &harnessRun{t: t, sock: fmt.Sprintf("picker-%d-%d", os.Getpid(), time.Now().UnixNano()), out: filepath.Join(t.TempDir(), "result")}
 	t.Cleanup(func() { exec.Command("tmux", "-L", h.sock, "kill-server").Run() })
+	h.stderr = filepath.Join(filepath.Dir(h.out), "stderr")
 	h.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "t",
-		"env", "TERM=xterm-256color", harnessBinary(t), h.out, harnessSettle.String())
+		"sh", "-c", `TERM=xterm-256color exec "$0" "$1" "$2" 2>"$3"`, harnessBinary(t), h.out, harnessSettle.String(), h.stderr)
 	return h
 }
 
@@ -83,6 +89,13 @@ func (h *harnessRun) result() string {
 	h.t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if b, err := os.ReadFile(h.out); err == nil {
+			time.Sleep(200 * time.Millisecond) // the race detector reports at exit
+			// go-fuzzyfinder races with itself (it can draw after tcell's
+			// Fini); only a race through this package's code fails.
+			if report, _ := os.ReadFile(h.stderr); strings.Contains(string(report), "DATA RACE") &&
+				strings.Contains(string(report), "internal/picker/picker.go") {
+				h.t.Errorf("a data race through the picker:\n%s", report)
+			}
 			return string(b)
 		}
 	}

@@ -21,6 +21,7 @@ type item string
 
 func (i item) Row() string        { return string(i) }
 func (i item) Preview(int) string { return "preview of " + string(i) }
+func (i item) Key() string        { return string(i) }
 
 func rows(prefix string, n int) []picker.Item {
 	out := make([]picker.Item, n)
