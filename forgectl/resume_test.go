@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -453,15 +455,21 @@ func TestPickerConfirmationCtrlC(t *testing.T) {
 	defer pw.Close()
 	a, rec := h.newTestApp(true, &fakePicker{choose: 0, unsettled: true}, nil)
 	a.stdin = pr
+	stderr := &lockedBuffer{}
+	a.stderr = stderr
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() { done <- a.run(ctx, []string{"resume"}) }()
-	time.Sleep(200 * time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), "[y/N]"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no question: %q", stderr.String())
+		}
+	}
 	cancel()
 	select {
 	case code := <-done:
 		if code != 130 || rec.exec != nil {
-			t.Fatalf("Ctrl-C at the question: %d %+v %s", code, rec.exec, rec.errb.String())
+			t.Fatalf("Ctrl-C at the question: %d %+v %s", code, rec.exec, stderr.String())
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Ctrl-C at the question was ignored")
@@ -474,4 +482,22 @@ func TestPickerBlankRow(t *testing.T) {
 	if r.code != 130 || r.exec != nil || !strings.Contains(r.stderr, "nothing chosen") {
 		t.Fatalf("blank row: %d %s", r.code, r.stderr)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that a test may read while a run writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -25,9 +25,9 @@ type Item interface {
 	Key() string
 }
 
-// Settle is how long after a swap of rows put a different session under
-// the cursor a choice is not taken as it is: the person may have meant the
-// row that was there a moment before. Such a choice comes back as an
+// Settle is how long after a swap of rows changed the sessions on screen a
+// choice is not taken as it is: the person may have meant the row that was
+// there a moment before. Such a choice comes back as an
 // *Unsettled error, for the caller to confirm.
 const Settle = 300 * time.Millisecond
 
@@ -64,8 +64,12 @@ type Source struct {
 	loaded, state     []Item
 	loadedAs, stateAs int
 	drawnAs           int       // the gen of the last screen drawn
-	drawnKey          string    // the Key under the cursor on that screen
-	swappedAt         time.Time // when a swap put another session under the cursor
+	drawnList         []Item    // its rows
+	drawnKey          string    // the Key under the cursor on it
+	swappedAt         time.Time // when a swap changed the sessions near the top
+	// redraw notes a screen drawn while the finder was swapping rows in:
+	// which list its cursor indexed cannot be told, so it is drawn again.
+	redraw bool
 
 	errMu  sync.Mutex // never mu: a finder stuck holding mu must not hang Pick
 	err    error
@@ -158,8 +162,32 @@ func (l reloadLock) Unlock() {
 	s := l.s
 	s.shownMu.Lock()
 	s.state, s.stateAs = s.loaded, s.loadedAs
+	redraw := s.redraw
+	s.redraw = false
 	s.shownMu.Unlock()
+	if redraw {
+		// One more blank row makes the finder load, and so draw, again.
+		grown := make([]Item, len(s.items)+1)
+		copy(grown, s.items)
+		grown[len(s.items)] = blank{}
+		s.items = grown
+	}
 	s.mu.Unlock()
+}
+
+// nearRows is how many rows from the top a swap is compared over: more than
+// a screen shows, so a cursor moved against the old screen is covered.
+const nearRows = 200
+
+// sameSessions reports whether a and b name the same sessions in the same
+// order over their first nearRows rows.
+func sameSessions(a, b []Item) bool {
+	for k := 0; k < nearRows && k < len(a) && k < len(b); k++ {
+		if a[k].Key() != b[k].Key() {
+			return false
+		}
+	}
+	return true
 }
 
 // preview draws row i of the finder's state; the finder calls it under its
@@ -168,10 +196,18 @@ func (l reloadLock) Unlock() {
 func (s *Source) preview(i, width int) string {
 	s.markDrawn()
 	s.shownMu.Lock()
-	gen := s.stateAs
+	if s.loadedAs != s.stateAs {
+		// Drawn while rows are being swapped in (go-fuzzyfinder redraws
+		// before it releases the reload lock): this screen counts for
+		// nothing and is drawn again once the swap is done.
+		s.redraw = true
+		s.shownMu.Unlock()
+		return ""
+	}
+	gen, list := s.stateAs, s.state
 	var it Item
-	if i >= 0 && i < len(s.state) {
-		it = s.state[i]
+	if i >= 0 && i < len(list) {
+		it = list[i]
 	}
 	s.shownMu.Unlock()
 	text, key := "", ""
@@ -179,17 +215,21 @@ func (s *Source) preview(i, width int) string {
 		text, key = it.Preview(width), it.Key()
 	}
 	s.shownMu.Lock()
+	defer s.shownMu.Unlock()
+	if gen != s.stateAs {
+		return text
+	}
 	if gen != s.drawnAs {
 		// The first screen of new rows: a swap, unless nothing was drawn
-		// before. It matters only if it changed the session under the
-		// cursor (the person moving the cursor is no swap).
-		if s.drawnAs != 0 && key != s.drawnKey {
+		// before. It matters if it changed the session under the cursor or
+		// the order of those near the top, where keys typed against the old
+		// screen may have moved the cursor.
+		if s.drawnAs != 0 && (key != s.drawnKey || !sameSessions(s.drawnList, list)) {
 			s.swappedAt = time.Now()
 		}
-		s.drawnAs = gen
+		s.drawnAs, s.drawnList = gen, list
 	}
 	s.drawnKey = key
-	s.shownMu.Unlock()
 	return text
 }
 

@@ -172,12 +172,47 @@ func TestChoiceSettles(t *testing.T) {
 		t.Error("a choice Settle after the rows changed was not trusted")
 	}
 
-	// New rows that leave the same session under the cursor (the common
-	// case: the cache was right about the newest session) are no swap.
-	src.Set([]Item{item("same-newer0"), item("other")})
+	// New rows naming the same sessions in the same order (the cache was
+	// right) are no swap, whatever else changed in them.
+	src.Set([]Item{item("same-newer0"), item("same-newer1")})
 	f.tick()
 	if !src.settled(now.Add(Settle), Settle) {
-		t.Error("rows that kept the session under the cursor unsettled a choice")
+		t.Error("rows naming the same sessions unsettled a choice")
+	}
+	// The session under the cursor kept, one below it changed: a key typed
+	// against the old screen may have moved the cursor there.
+	src.Set([]Item{item("same-newer0"), item("other")})
+	f.tick()
+	if src.settled(time.Now(), Settle) {
+		t.Error("a change next to the cursor did not unsettle a choice")
+	}
+}
+
+// go-fuzzyfinder redraws before it releases the reload lock: a screen drawn
+// then counts for nothing, and the finder is made to load and draw again.
+func TestScreenDrawnMidSwapIsDrawnAgain(t *testing.T) {
+	src := NewSource()
+	src.Set(items("cached", 3))
+	f := open(t, src)
+	f.draw()
+	src.Set(items("fresh", 4))
+	f.lock.Lock()
+	for i := range len(src.items) {
+		src.row(i)
+	}
+	if got := f.draw(); got != "" { // the finder's redraw, mid-swap
+		t.Errorf("a mid-swap preview showed %q", got)
+	}
+	f.lock.Unlock()
+	if len(src.items) != 5 || src.items[4] != (blank{}) {
+		t.Fatalf("no reload was forced: %d rows", len(src.items))
+	}
+	if src.settled(time.Now().Add(time.Hour), Settle) {
+		t.Error("a choice off a mid-swap screen was trusted")
+	}
+	f.prev = 4
+	if !f.tick() || f.draw() != "preview of fresh0" || !src.settled(time.Now().Add(Settle), Settle) {
+		t.Error("the forced reload did not draw the fresh rows for good")
 	}
 }
 

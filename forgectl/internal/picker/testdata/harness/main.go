@@ -3,8 +3,9 @@
 // draws when it finds the testing package's flags.
 //
 // It shows five cached rows, replaces them with three fresh ones 300 ms
-// after they are drawn, and writes what Pick returned to the file named by
-// its argument.
+// after they are drawn (with "shift": with the same five and a new one
+// second from the top), and writes what Pick returned to the file named by
+// its first argument.
 package main
 
 import (
@@ -32,9 +33,14 @@ func rows(prefix string, n int) []picker.Item {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: harness RESULT-FILE SETTLE")
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: harness RESULT-FILE SETTLE [shift]")
 		os.Exit(2)
+	}
+	cached, fresh := rows("cached", 5), rows("fresh", 3)
+	if len(os.Args) > 3 && os.Args[3] == "shift" {
+		cached = rows("s", 5)
+		fresh = append([]picker.Item{cached[0], item("new")}, cached[1:]...)
 	}
 	settle, err := time.ParseDuration(os.Args[2])
 	if err != nil {
@@ -42,11 +48,11 @@ func main() {
 		os.Exit(2)
 	}
 	src := picker.NewSource()
-	src.Set(rows("cached", 5))
+	src.Set(cached)
 	go func() {
 		<-src.Drawn()
 		time.Sleep(300 * time.Millisecond)
-		src.Set(rows("fresh", 3))
+		src.Set(fresh)
 	}()
 	it, err := picker.Fuzzy{Settle: settle}.Pick(context.Background(), "harness", src)
 	var u *picker.Unsettled
