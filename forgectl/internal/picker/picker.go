@@ -175,14 +175,18 @@ func (l reloadLock) Unlock() {
 	s.mu.Unlock()
 }
 
-// nearRows is how many rows from the top a swap is compared over: more than
-// a screen shows, so a cursor moved against the old screen is covered.
-const nearRows = 200
+// nearRows is how far past the cursor's row a swap is compared: keys typed
+// against the old screen can have moved the cursor that far, and no
+// further than a screen (maxNear).
+const (
+	nearRows = 20
+	maxNear  = 200
+)
 
 // sameSessions reports whether a and b name the same sessions in the same
-// order over their first nearRows rows.
-func sameSessions(a, b []Item) bool {
-	for k := 0; k < nearRows && k < len(a) && k < len(b); k++ {
+// order over their first n rows.
+func sameSessions(a, b []Item, n int) bool {
+	for k := 0; k < n && k < len(a) && k < len(b); k++ {
 		if a[k].Key() != b[k].Key() {
 			return false
 		}
@@ -222,9 +226,9 @@ func (s *Source) preview(i, width int) string {
 	if gen != s.drawnAs {
 		// The first screen of new rows: a swap, unless nothing was drawn
 		// before. It matters if it changed the session under the cursor or
-		// the order of those near the top, where keys typed against the old
-		// screen may have moved the cursor.
-		if s.drawnAs != 0 && (key != s.drawnKey || !sameSessions(s.drawnList, list)) {
+		// the order of those from the top to a little past it, where keys
+		// typed against the old screen may have moved the cursor.
+		if s.drawnAs != 0 && (key != s.drawnKey || !sameSessions(s.drawnList, list, min(i+nearRows, maxNear))) {
 			s.swappedAt = time.Now()
 		}
 		s.drawnAs, s.drawnList = gen, list

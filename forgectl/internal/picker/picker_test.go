@@ -296,3 +296,26 @@ func TestWaitAndFail(t *testing.T) {
 		t.Error("an empty set of rows was not a failure")
 	}
 }
+
+// A change far below the cursor (a session far down the list got newer) is
+// no reason to ask.
+func TestChangeFarBelowTheCursorSettles(t *testing.T) {
+	src := NewSource()
+	src.Set(items("r", 100))
+	f := open(t, src)
+	f.draw()
+	moved := items("same-r", 100)
+	moved[60], moved[61] = moved[61], moved[60]
+	src.Set(moved)
+	f.tick()
+	if !src.settled(time.Now(), Settle) {
+		t.Error("a change 60 rows below the cursor unsettled a choice")
+	}
+	near := items("same-r", 100)
+	near[5], near[6] = near[6], near[5]
+	src.Set(near)
+	f.tick()
+	if src.settled(time.Now(), Settle) {
+		t.Error("a change 5 rows below the cursor did not unsettle a choice")
+	}
+}
