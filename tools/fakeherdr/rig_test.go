@@ -90,7 +90,34 @@ func newRig(t *testing.T) *rig {
 	rand.Read(rnd[:])
 	r.tmux = "fht-" + hex.EncodeToString(rnd[:])
 	t.Cleanup(func() {
+		// Kill what runs in the panes first and wait for it to be gone: a
+		// fakeclaude ended by the server's SIGHUP writes its exit record
+		// while the temp dirs are being removed.
+		out, _ := exec.Command("tmux", "-L", r.tmux, "list-panes", "-a", "-F", "#{pane_pid}").Output()
+		var pids []int
+		for _, f := range strings.Fields(string(out)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+				syscall.Kill(-pid, syscall.SIGKILL) // the pane's own process group
+				for _, child := range childrenOf(pid) {
+					syscall.Kill(-child, syscall.SIGKILL) // a foreground job's group
+					pids = append(pids, child)
+				}
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
 		exec.Command("tmux", "-L", r.tmux, "kill-server").Run()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			alive := false
+			for _, pid := range pids {
+				if running(pid) {
+					alive = true
+				}
+			}
+			if !alive {
+				break
+			}
+		}
 		os.Remove(tmuxSocketPath(os.Getenv("TMUX_TMPDIR"), r.tmux))
 	})
 	for _, kv := range os.Environ() {
@@ -356,4 +383,32 @@ func checkSorted(dec *json.Decoder) error {
 		_, err = dec.Token()
 	}
 	return err
+}
+
+// childrenOf lists the pids whose parent is pid (Linux /proc).
+func childrenOf(pid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid(child) == pid {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// running reports whether pid exists and is not a zombie waiting for a
+// parent (the tmux server) that is gone too.
+func running(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
