@@ -23,14 +23,24 @@ build:
 
 # The main job on a fresh machine: build everything, generate a small but
 # realistic Claude Code home, and list its sessions with forgectl.
+# The demo home gets a stand-in claude (it prints its arguments), so that
+# the dry run resolves and the picker's Enter has something to exec.
+DEMO_ENV := HOME=$(DEMO) CLAUDE_CONFIG_DIR= FORGECTL_CONFIG_DIR=$(DEMO)/.config/forgectl PATH=$(DEMO)/bin:$$PATH
+
 demo: build
 	@rm -rf $(DEMO)
 	@$(BIN)/gencc -home $(DEMO) -demo
+	@mkdir -p $(DEMO)/bin
+	@printf '#!/bin/sh\necho "claude (a stand-in) in $$(pwd): $$*"\n' > $(DEMO)/bin/claude && chmod +x $(DEMO)/bin/claude
 	@echo
-	@echo "$$ HOME=$(DEMO) forgectl resume ls"
-	@HOME=$(DEMO) CLAUDE_CONFIG_DIR= FORGECTL_CONFIG_DIR=$(DEMO)/.config/forgectl $(BIN)/forgectl resume ls
+	@echo "$$ forgectl resume ls"
+	@$(DEMO_ENV) $(BIN)/forgectl resume ls
 	@echo
-	@echo "Try: HOME=$(DEMO) $(BIN)/forgectl resume --dry-run login"
+	@echo "$$ forgectl resume --dry-run login"
+	@$(DEMO_ENV) $(BIN)/forgectl resume --dry-run login
+	@echo
+	@echo "Try the picker (Enter runs the stand-in claude):"
+	@echo "  HOME=$(DEMO) CLAUDE_CONFIG_DIR= FORGECTL_CONFIG_DIR=$(DEMO)/.config/forgectl PATH=$(DEMO)/bin:\$$PATH $(BIN)/forgectl resume"
 
 # Every test: formatting, vet, the race-enabled suites of every module, and
 # every module built on its own (GOWORK=off) as a release would be.
