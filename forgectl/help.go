@@ -34,9 +34,9 @@ THE PICKER
   it showed last time (a cache beside the transcript index), lists afresh
   meanwhile and swaps the fresh rows in a moment later; whatever row is
   chosen, the fresh listing decides what happens to it. If the swap changed
-  the sessions on screen less than 0.3 s before Enter, the session is
-  named and only "y" resumes it (anything else, or Ctrl-C, leaves with
-  exit 130; keys typed ahead are thrown away first).
+  any row less than 0.3 s before Enter, the session is named and only "y"
+  resumes it (anything else, or Ctrl-C, leaves with exit 130; keys typed
+  ahead are thrown away first).
 
 FLAGS
   --dry-run   print the resolved session, cwd, argv, added environment and

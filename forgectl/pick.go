@@ -69,9 +69,12 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 		a.notef("warning: the picker's row cache is not usable (it is rewritten): %v", err)
 	}
 	src := picker.NewSource()
+	// One clock for the cached and the fresh rows: an age that ticked over
+	// in between ("5s ago", "6s ago") would count as a changed row.
+	now := a.now()
 	var items []picker.Item
 	if len(cached) >= a.pickCacheMin {
-		items = cachedItems(cached, o.all, a.now(), claude)
+		items = cachedItems(cached, o.all, now, claude)
 	}
 	if len(items) > 0 {
 		src.Set(items)
@@ -101,7 +104,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 			fresh <- listing{err: err}
 			return
 		}
-		if items := pickItems(res.Sessions, o.all, a.now(), claude); len(items) > 0 {
+		if items := pickItems(res.Sessions, o.all, now, claude); len(items) > 0 {
 			src.Set(items)
 		} else {
 			src.Fail(errNoSessions)

@@ -25,8 +25,8 @@ type Item interface {
 	Key() string
 }
 
-// Settle is how long after a swap of rows changed the sessions on screen a
-// choice is not taken as it is: the person may have meant the row that was
+// Settle is how long after a swap that changed the rows a choice is not
+// taken as it is: the person may have meant the row that was
 // there a moment before. Such a choice comes back as an
 // *Unsettled error, for the caller to confirm.
 const Settle = 300 * time.Millisecond
@@ -175,23 +175,32 @@ func (l reloadLock) Unlock() {
 	s.mu.Unlock()
 }
 
-// nearRows is how far past the cursor's row a swap is compared: keys typed
-// against the old screen can have moved the cursor that far, and no
-// further than a screen (maxNear).
-const (
-	nearRows = 20
-	maxNear  = 200
-)
-
-// sameSessions reports whether a and b name the same sessions in the same
-// order over their first n rows.
-func sameSessions(a, b []Item, n int) bool {
-	for k := 0; k < n && k < len(a) && k < len(b); k++ {
-		if a[k].Key() != b[k].Key() {
+// sameRows reports whether a and b show the same sessions the same way in
+// the same order, padding aside. All of them: with a query typed, the rows around the
+// cursor on screen can lie anywhere in the list, and a changed row text
+// (a name, the live mark) can add or drop a match.
+func sameRows(a, b []Item) bool {
+	a, b = withoutPadding(a), withoutPadding(b)
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if a[k].Row() != b[k].Row() || a[k].Key() != b[k].Key() {
 			return false
 		}
 	}
 	return true
+}
+
+// withoutPadding is l without the blank rows Set padded it with.
+func withoutPadding(l []Item) []Item {
+	for len(l) > 0 {
+		if _, pad := l[len(l)-1].(blank); !pad {
+			break
+		}
+		l = l[:len(l)-1]
+	}
+	return l
 }
 
 // preview draws row i of the finder's state; the finder calls it under its
@@ -225,10 +234,10 @@ func (s *Source) preview(i, width int) string {
 	}
 	if gen != s.drawnAs {
 		// The first screen of new rows: a swap, unless nothing was drawn
-		// before. It matters if it changed the session under the cursor or
-		// the order of those from the top to a little past it, where keys
-		// typed against the old screen may have moved the cursor.
-		if s.drawnAs != 0 && (key != s.drawnKey || !sameSessions(s.drawnList, list, min(i+nearRows, maxNear))) {
+		// before. It matters unless it left every row as it was (the cache
+		// was right): keys typed against the old screen may have moved the
+		// cursor onto any row that changed.
+		if s.drawnAs != 0 && (key != s.drawnKey || !sameRows(s.drawnList, list)) {
 			s.swappedAt = time.Now()
 		}
 		s.drawnAs, s.drawnList = gen, list

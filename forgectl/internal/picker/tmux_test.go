@@ -186,3 +186,17 @@ func oursRaced(report string) bool {
 	}
 	return false
 }
+
+// The fresh rows are the cached ones again (the usual case when nothing
+// happened since the last run): the swap changes nothing on screen, and a
+// choice right after it is taken, not asked about.
+func TestRealFinderSameRowsAgain(t *testing.T) {
+	h := startHarness(t, "same")
+	h.waitScreen("the rows", func(s string) bool { return strings.Contains(s, "s4") })
+	time.Sleep(700 * time.Millisecond) // the swap, 300 ms after the first screen, is in
+	h.tmux("send-keys", "-t", "t", "Up")
+	h.tmux("send-keys", "-t", "t", "Enter")
+	if got := h.result(); got != "picked: s1" {
+		t.Fatalf("harness: %s", got)
+	}
+}

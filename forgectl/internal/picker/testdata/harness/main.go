@@ -4,8 +4,8 @@
 //
 // It shows five cached rows, replaces them with three fresh ones 300 ms
 // after they are drawn (with "shift": with the same five and a new one
-// second from the top), and writes what Pick returned to the file named by
-// its first argument.
+// second from the top; with "same": with the same five again), and writes
+// what Pick returned to the file named by its first argument.
 package main
 
 import (
@@ -38,9 +38,12 @@ func main() {
 		os.Exit(2)
 	}
 	cached, fresh := rows("cached", 5), rows("fresh", 3)
-	if len(os.Args) > 3 && os.Args[3] == "shift" {
+	switch {
+	case len(os.Args) > 3 && os.Args[3] == "shift":
 		cached = rows("s", 5)
 		fresh = append([]picker.Item{cached[0], item("new")}, cached[1:]...)
+	case len(os.Args) > 3 && os.Args[3] == "same":
+		cached, fresh = rows("s", 5), rows("s", 5)
 	}
 	settle, err := time.ParseDuration(os.Args[2])
 	if err != nil {
