@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -455,21 +454,25 @@ func TestPickerConfirmationCtrlC(t *testing.T) {
 	defer pw.Close()
 	a, rec := h.newTestApp(true, &fakePicker{choose: 0, unsettled: true}, nil)
 	a.stdin = pr
-	stderr := &lockedBuffer{}
+	// heldNotes is safe to write while this test reads what it holds.
+	stderr := &heldNotes{}
 	a.stderr = stderr
+	var seen bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() { done <- a.run(ctx, []string{"resume"}) }()
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), "[y/N]"); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(seen.String(), "[y/N]"); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no question: %q", stderr.String())
+			t.Fatalf("no question: %q", seen.String())
 		}
+		stderr.flushTo(&seen)
 	}
 	cancel()
 	select {
 	case code := <-done:
 		if code != 130 || rec.exec != nil {
-			t.Fatalf("Ctrl-C at the question: %d %+v %s", code, rec.exec, stderr.String())
+			stderr.flushTo(&seen)
+			t.Fatalf("Ctrl-C at the question: %d %+v %s", code, rec.exec, seen.String())
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Ctrl-C at the question was ignored")
@@ -482,22 +485,4 @@ func TestPickerBlankRow(t *testing.T) {
 	if r.code != 130 || r.exec != nil || !strings.Contains(r.stderr, "nothing chosen") {
 		t.Fatalf("blank row: %d %s", r.code, r.stderr)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer that a test may read while a run writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
