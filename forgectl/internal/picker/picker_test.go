@@ -46,6 +46,15 @@ func open(t *testing.T, src *Source) *finder {
 	return f
 }
 
+// shown opens a finder over first and draws it.
+func shown(t *testing.T, first []Item) (*Source, *finder) {
+	src := NewSource()
+	src.Set(first)
+	f := open(t, src)
+	f.draw()
+	return src, f
+}
+
 func (f *finder) load() bool {
 	f.lock.Lock()
 	defer f.lock.Unlock()
@@ -81,10 +90,7 @@ func (f *finder) draw() string {
 }
 
 func TestReplacementsOnlyGrow(t *testing.T) {
-	src := NewSource()
-	src.Set(items("cached", 3))
-	f := open(t, src)
-	f.draw()
+	src, f := shown(t, items("cached", 3))
 	if len(f.rows) != 3 || f.rows[0] != "cached0" {
 		t.Fatalf("first load: %v", f.rows)
 	}
@@ -119,14 +125,10 @@ func TestReplacementsOnlyGrow(t *testing.T) {
 	if err != nil || len(got) != 9 {
 		t.Errorf("Wait = %d rows, %v", len(got), err)
 	}
-
 }
 
 func TestSingleRowIsReplaced(t *testing.T) {
-	src := NewSource()
-	src.Set(items("cached", 1))
-	f := open(t, src)
-	f.draw()
+	src, f := shown(t, items("cached", 1))
 	src.Set(items("fresh", 1))
 	if !f.tick() || f.rows[0] != "fresh0" {
 		t.Fatalf("one cached row, one fresh: the finder shows %v", f.rows)
@@ -190,10 +192,7 @@ func TestChoiceSettles(t *testing.T) {
 // go-fuzzyfinder redraws before it releases the reload lock: a screen drawn
 // then counts for nothing, and the finder is made to load and draw again.
 func TestScreenDrawnMidSwapIsDrawnAgain(t *testing.T) {
-	src := NewSource()
-	src.Set(items("cached", 3))
-	f := open(t, src)
-	f.draw()
+	src, f := shown(t, items("cached", 3))
 	src.Set(items("fresh", 4))
 	f.lock.Lock()
 	for i := range len(src.items) {
@@ -305,10 +304,7 @@ func TestAnyChangeUnsettles(t *testing.T) {
 		"a row's text":    func(l []Item) { l[150] = item("same-r150 ● live") },
 		"a session":       func(l []Item) { l[299] = item("another") },
 	} {
-		src := NewSource()
-		src.Set(items("r", 300))
-		f := open(t, src)
-		f.draw()
+		src, f := shown(t, items("r", 300))
 		next := items("r", 300)
 		change(next)
 		src.Set(next)
