@@ -11,7 +11,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/pickcache"
 	"forgectl.dev/shared/paths"
-	"forgectl.dev/shared/sessions"
+	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/tasks"
 )
 

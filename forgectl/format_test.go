@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"forgectl.dev/shared/sessions"
+	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/tasks"
 )
 

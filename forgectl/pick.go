@@ -17,7 +17,7 @@ import (
 	"forgectl.dev/forgectl/internal/picker"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/paths"
-	"forgectl.dev/shared/sessions"
+	"forgectl.dev/forgectl/internal/sessions"
 )
 
 // pickerHeadStart is how long the picker waits for the listing before it

@@ -13,7 +13,7 @@ import (
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/msg"
-	"forgectl.dev/shared/sessions"
+	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/snapstore"
 	"forgectl.dev/shared/tasks"
 	"github.com/peterbourgon/ff/v3/ffcli"

@@ -8,13 +8,13 @@ import (
 
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/hookstate"
-	"forgectl.dev/shared/snapcheck"
+	"forgectl.dev/forgectl/internal/snapcheck"
 	"forgectl.dev/shared/snapstore"
 )
 
 // resumeTasksRows is doctor's "resume tasks" check: the Stop hook is wired,
 // the snapshot store is being filled, task folders are still named after
-// session ids, pruning is healthy (shared/snapcheck).
+// session ids, pruning is healthy (internal/snapcheck).
 func (a *app) resumeTasksRows() []checkRow {
 	c := snapcheck.Checker{
 		Claude:  a.claudePaths(),

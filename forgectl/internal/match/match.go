@@ -9,7 +9,7 @@ package match
 import (
 	"strings"
 
-	"forgectl.dev/shared/sessions"
+	"forgectl.dev/forgectl/internal/sessions"
 )
 
 // Tier says which rule matched.

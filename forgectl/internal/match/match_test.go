@@ -3,7 +3,7 @@ package match
 import (
 	"testing"
 
-	"forgectl.dev/shared/sessions"
+	"forgectl.dev/forgectl/internal/sessions"
 	"github.com/google/go-cmp/cmp"
 )
 

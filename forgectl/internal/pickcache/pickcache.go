@@ -25,9 +25,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"forgectl.dev/shared/binrec"
+	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/shared/fsutil"
-	"forgectl.dev/shared/sessions"
+	"forgectl.dev/forgectl/internal/sessions"
 )
 
 const (

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"forgectl.dev/shared/sessions"
+	"forgectl.dev/forgectl/internal/sessions"
 )
 
 func tail(s *sessions.Session) string { return "  " + s.Repo + "  " + s.Name }

@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"forgectl.dev/shared/binrec"
+	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/tasks"
 	"forgectl.dev/shared/transcript"
