@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"forgectl.dev/forgectl/internal/pickcache"
-	"forgectl.dev/shared/paths"
 	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/tasks"
 )
 

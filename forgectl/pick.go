@@ -15,9 +15,9 @@ import (
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/pickcache"
 	"forgectl.dev/forgectl/internal/picker"
+	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/paths"
-	"forgectl.dev/forgectl/internal/sessions"
 )
 
 // pickerHeadStart is how long the picker waits for the listing before it

@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"forgectl.dev/forgectl/internal/match"
+	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/msg"
-	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/snapstore"
 	"forgectl.dev/shared/tasks"
 	"github.com/peterbourgon/ff/v3/ffcli"

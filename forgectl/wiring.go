@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"forgectl.dev/forgectl/internal/snapcheck"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/hookstate"
-	"forgectl.dev/forgectl/internal/snapcheck"
 	"forgectl.dev/shared/snapstore"
 )
 

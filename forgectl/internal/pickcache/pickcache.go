@@ -26,8 +26,8 @@ import (
 	"unicode/utf8"
 
 	"forgectl.dev/forgectl/internal/binrec"
-	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/shared/fsutil"
 )
 
 const (
