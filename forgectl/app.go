@@ -48,8 +48,6 @@ type app struct {
 	picker              picker.Picker
 	// self is this executable's absolute path, for dispatching to siblings.
 	self string
-	// pickCacheMin is the fewest cached rows the picker opens over.
-	pickCacheMin int
 	// flagOut collects what the flag package prints: the manual on --help
 	// (sent to stdout), the flag error plus the manual on a bad flag
 	// (replaced by one error line and a hint).
@@ -71,8 +69,6 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 		chdir:    os.Chdir,
 		picker:   picker.Fuzzy{},
 		self:     self,
-
-		pickCacheMin: minCachedRows,
 	}
 	a.stdoutTTY = isTerminal(stdout)
 	a.stdinTTY = isTerminal(stdin)

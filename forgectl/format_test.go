@@ -35,7 +35,10 @@ func TestAppendSessionMatchesEncodingJSON(t *testing.T) {
 func TestWriteJSONArray(t *testing.T) {
 	list := []sessions.Session{{ID: "a"}, {ID: "b"}, {ID: "c"}}
 	var b bytes.Buffer
-	if err := writeJSON(&b, list, []int{2, 0}); err != nil {
+	j := newJSONArray(&b)
+	j.add(&list[2])
+	j.add(&list[0])
+	if err := j.close(); err != nil {
 		t.Fatal(err)
 	}
 	var got []sessionJSON
@@ -43,7 +46,7 @@ func TestWriteJSONArray(t *testing.T) {
 		t.Fatalf("%v %+v\n%s", err, got, b.String())
 	}
 	b.Reset()
-	writeJSON(&b, list, nil)
+	newJSONArray(&b).close()
 	if b.String() != "[]\n" {
 		t.Fatalf("%q", b.String())
 	}

@@ -116,10 +116,6 @@ type fakePicker struct {
 	err      error
 	rows     []string
 	previews []string
-	// cached says the rows it saw first came from the picker's cache.
-	cached bool
-	// unsettled returns the choice as made while the rows changed.
-	unsettled bool
 }
 
 func (f *fakePicker) Pick(ctx context.Context, _ string, src *picker.Source) (picker.Item, error) {
@@ -128,15 +124,11 @@ func (f *fakePicker) Pick(ctx context.Context, _ string, src *picker.Source) (pi
 		return nil, err
 	}
 	for _, it := range items {
-		_, f.cached = it.(*cachedItem)
 		f.rows = append(f.rows, it.Row())
 		f.previews = append(f.previews, it.Preview(80))
 	}
 	if f.err != nil {
 		return nil, f.err
-	}
-	if f.unsettled {
-		return nil, &picker.Unsettled{Item: items[f.choose]}
 	}
 	return items[f.choose], nil
 }
@@ -181,7 +173,6 @@ func (h *testHome) newTestApp(tty bool, p picker.Picker, env map[string]string) 
 		return nil
 	}
 	a.self = filepath.Join(h.home, "bin", "forgectl")
-	a.pickCacheMin = 1 // the demo homes are small
 	return a, rec
 }
 

@@ -19,40 +19,73 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
-// listSessions lists every session, printing problems to w (stderr, or
-// held back while the picker owns the terminal).
-func (a *app) listSessions(w io.Writer, verbose, countTasks bool) (sessions.Result, error) {
-	// A listing allocates many short-lived summaries: collecting garbage
-	// less often saves a third of a warm listing, and the memory limit
-	// keeps the peak under the 64 MB budget when a cold scan runs.
+// listing is how a command reads the sessions: streamed to each, newest
+// first, with problems reported to w (stderr, or held back while the
+// picker owns the terminal).
+type listing struct {
+	w          io.Writer
+	verbose    bool
+	countTasks bool
+	// bounded says the caller keeps no more than a window of sessions,
+	// so the heap can be held small (see List).
+	bounded bool
+}
+
+// list runs one listing. A listing allocates many short-lived summaries:
+// collecting garbage less often saves a third of a warm listing, and for a
+// caller that keeps nothing the memory limit holds the peak under 64 MB
+// when a cold scan runs.
+func (a *app) list(ctx context.Context, l listing, fn func(*sessions.Session) error) (sessions.Stats, error) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(48 << 20))
+	if l.bounded {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(48 << 20))
+	}
 	fp := a.forgectlPaths()
-	res, err := sessions.List(sessions.Options{
+	broken := 0
+	st, err := sessions.List(ctx, sessions.Options{
 		Claude:    a.claudePaths(),
 		Snapshots: snapstore.Store{Dir: fp.Snapshots()},
 		IndexPath: filepath.Join(fp.Cache(), "transcripts.idx"),
-		SkipTasks: !countTasks,
+		SkipTasks: !l.countTasks,
 		Home:      a.home,
+	}, func(s *sessions.Session) error {
+		if s.BrokenLines > 0 && l.verbose {
+			noteTo(l.w, "warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
+			broken++
+		}
+		return fn(s)
 	})
 	if err != nil {
-		msg.Errorf(w, "cannot list sessions: %v", err)
-		return res, exit(exitcode.Failed)
-	}
-	if verbose {
-		for _, p := range res.Problems {
-			noteTo(w, "warning: %v", p)
+		if ctx.Err() != nil {
+			return st, exit(exitcode.Interrupted)
 		}
-		for _, s := range res.Sessions {
-			if s.BrokenLines > 0 {
-				noteTo(w, "warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
-			}
+		var ce *codeError
+		if errors.As(err, &ce) {
+			return st, err
 		}
-		noteTo(w, "%d transcripts read, %d from the index", res.Scanned, res.Reused)
-	} else if n := len(res.Problems); n > 0 {
-		noteTo(w, "%d file(s) could not be read fully; --verbose lists them", n)
+		msg.Errorf(l.w, "cannot list sessions: %v", err)
+		return st, exit(exitcode.Failed)
 	}
-	return res, nil
+	if l.verbose {
+		for _, p := range st.Problems {
+			noteTo(l.w, "warning: %v", p)
+		}
+		noteTo(l.w, "%d transcripts read, %d from the index", st.Scanned, st.Reused)
+	} else if n := len(st.Problems); n > 0 {
+		noteTo(l.w, "%d file(s) could not be read fully; --verbose lists them", n)
+	}
+	return st, nil
+}
+
+// matching lists the sessions filter selects.
+func (a *app) matching(ctx context.Context, o resumeOpts) ([]*sessions.Session, error) {
+	m := match.New(o.filter, o.all)
+	_, err := a.list(ctx, listing{w: a.stderr, verbose: o.verbose, countTasks: true}, func(s *sessions.Session) error {
+		m.Add(s)
+		return nil
+	})
+	hits, _ := m.Hits()
+	return hits, err
 }
 
 func (a *app) resumeCommand() *ffcli.Command {
@@ -107,12 +140,10 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		}
 		return a.resumeSession(cfg, proxyEnv, s, o)
 	}
-	res, err := a.listSessions(a.stderr, o.verbose, true)
+	hits, err := a.matching(ctx, o)
 	if err != nil {
 		return err
 	}
-	list := res.Sessions
-	hits, _ := match.Find(list, o.filter, o.all)
 	if len(hits) == 0 {
 		if o.filter == "" {
 			a.errorf("no Claude Code sessions found under %s", a.claudePaths().Projects())
@@ -123,14 +154,14 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		}
 		return exit(exitcode.Failed)
 	}
-	var s *sessions.Session
-	switch {
-	case len(hits) == 1:
-		s = &list[hits[0]]
-	default:
+	if len(hits) > 1 {
 		// Ambiguous, and either a filter was meant to be unique or nobody can
 		// answer a picker: list the candidates rather than prompt.
-		if err := writeTable(a.stdout, a.now(), list, hits, false); err != nil {
+		t := newTable(a.stdout, a.now(), false)
+		for _, s := range hits {
+			t.add(s)
+		}
+		if err := t.close(); err != nil {
 			return err
 		}
 		if o.filter != "" {
@@ -142,6 +173,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		}
 		return exit(exitcode.Failed)
 	}
+	s := hits[0]
 	return a.resumeSession(cfg, proxyEnv, s, o)
 }
 
@@ -318,30 +350,51 @@ func (a *app) lsCommand() *ffcli.Command {
 		FlagSet:   fs,
 		UsageFunc: helpFunc(lsHelp),
 		Exec: func(ctx context.Context, args []string) error {
-			res, err := a.listSessions(a.stderr, *verbose, true)
-			if err != nil {
-				return err
-			}
-			hits, _ := match.Find(res.Sessions, strings.Join(args, " "), *all)
+			m := match.New(strings.Join(args, " "), *all)
+			var out interface{ add(*sessions.Session) }
+			var closeOut func() error
 			if *asJSON {
-				if err := writeJSON(a.stdout, res.Sessions, hits); err != nil {
-					return err
-				}
-			} else if len(hits) > 0 {
-				if err := writeTable(a.stdout, a.now(), res.Sessions, hits, true); err != nil {
-					return err
-				}
+				j := newJSONArray(a.stdout)
+				out, closeOut = j, j.close
+			} else {
+				t := newTable(a.stdout, a.now(), true)
+				out, closeOut = t, t.close
 			}
-			hidden, live := 0, 0
-			for _, s := range res.Sessions {
+			filtered := strings.TrimSpace(strings.Join(args, " ")) != ""
+			var total, shown, hidden, live int
+			_, err := a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered}, func(s *sessions.Session) error {
+				total++
 				if s.Hidden {
 					hidden++
 				}
 				if s.Live {
 					live++
 				}
+				// Without a filter every visible row is written as it
+				// comes, and kept by nobody; a filter's tier is known
+				// only at the end.
+				if filtered {
+					m.Add(s)
+				} else if !s.Hidden || *all {
+					shown++
+					out.add(s)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
-			a.notef("%d shown of %d sessions (%d hidden, %d live)", len(hits), len(res.Sessions), hidden, live)
+			if filtered {
+				hits, _ := m.Hits()
+				for _, s := range hits {
+					out.add(s)
+				}
+				shown = len(hits)
+			}
+			if err := closeOut(); err != nil {
+				return err
+			}
+			a.notef("%d shown of %d sessions (%d hidden, %d live)", shown, total, hidden, live)
 			return nil
 		},
 	}

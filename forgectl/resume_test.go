@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"forgectl.dev/forgectl/internal/pickcache"
 	"forgectl.dev/forgectl/internal/picker"
 	"forgectl.dev/shared/snapstore"
 	"forgectl.dev/shared/tasks"
@@ -330,159 +326,3 @@ func TestVerboseReportsBrokenLines(t *testing.T) {
 
 // The picker opens over the rows it cached last time while it lists
 // afresh; whatever row is chosen, the fresh listing decides what happens.
-func TestPickerRowCache(t *testing.T) {
-	h, api, _ := demo(t)
-	cache := pickcache.Path(filepath.Join(h.fc, "cache"), filepath.Join(h.claude, "projects"))
-
-	p := &fakePicker{choose: 0}
-	if r := h.runWith(true, p, nil, "resume"); r.code != 0 || p.cached {
-		t.Fatalf("first picker: %d cached=%v %s", r.code, p.cached, r.stderr)
-	}
-	first, err := os.Stat(cache)
-	if err != nil {
-		t.Fatalf("the picker wrote no row cache: %v", err)
-	}
-
-	// Same sessions: the cached rows are shown and the cache is not rewritten.
-	p = &fakePicker{choose: 1}
-	r := h.runWith(true, p, nil, "resume")
-	if r.code != 0 || !p.cached || r.exec == nil || r.exec.argv[len(r.exec.argv)-1] != idPages || r.exec.dir != api {
-		t.Fatalf("cached pick: %d cached=%v %+v %s", r.code, p.cached, r.exec, r.stderr)
-	}
-	if len(p.rows) != 3 || !strings.Contains(p.rows[0], "Login bugfix work") || !strings.Contains(p.rows[0], "ago") {
-		t.Fatalf("cached rows: %q", p.rows)
-	}
-	if !strings.Contains(p.previews[0], "cwd      "+api) || !strings.Contains(p.previews[0], "first    fix the login flow") {
-		t.Errorf("cached preview: %q", p.previews[0])
-	}
-	if again, _ := os.Stat(cache); !again.ModTime().Equal(first.ModTime()) {
-		t.Error("an unchanged cache was rewritten")
-	}
-
-	// The session started running since the cache was written: the cached
-	// row says nothing of it, the fresh listing refuses it.
-	h.live(idLogin)
-	p = &fakePicker{choose: 0}
-	r = h.runWith(true, p, nil, "resume")
-	if r.code != 2 || r.exec != nil || !p.cached || strings.Contains(p.rows[0], "live") || !strings.Contains(r.stderr, "is running") {
-		t.Fatalf("live since the cache: %d cached=%v %q %s", r.code, p.cached, p.rows[0], r.stderr)
-	}
-	// That run rewrote the cache: now its row says live.
-	p = &fakePicker{err: picker.ErrAborted}
-	if r = h.runWith(true, p, nil, "resume"); r.code != 130 || !p.cached || !strings.Contains(p.rows[0], "● live") {
-		t.Fatalf("after rewrite: %d %q", r.code, p.rows)
-	}
-
-	// A cached session whose transcript is gone: a clear error, exit 1.
-	h.session(idPages, api, "feat/pages", "add cursor pagination", "Cursor pagination", 2*time.Hour)
-	h.runWith(true, &fakePicker{err: picker.ErrAborted}, nil, "resume")
-	matches, _ := filepath.Glob(filepath.Join(h.claude, "projects", "*", idPages+".jsonl"))
-	if len(matches) != 1 {
-		t.Fatalf("transcript of %s: %v", idPages, matches)
-	}
-	os.Remove(matches[0])
-	p = &fakePicker{choose: 1}
-	r = h.runWith(true, p, nil, "resume")
-	if r.code != 1 || r.exec != nil || !strings.Contains(p.rows[1], "Cursor pagination") || !strings.Contains(r.stderr, idPages+" is no longer on disk") {
-		t.Fatalf("gone since the cache: %d %q %s", r.code, p.rows, r.stderr)
-	}
-}
-
-func TestPickerRowCacheUnusable(t *testing.T) {
-	h, _, _ := demo(t)
-	cache := pickcache.Path(filepath.Join(h.fc, "cache"), filepath.Join(h.claude, "projects"))
-	os.MkdirAll(filepath.Dir(cache), 0o700)
-
-	// Garbage: not used, reported under --verbose, and replaced.
-	os.WriteFile(cache, []byte("garbage"), 0o600)
-	p := &fakePicker{err: picker.ErrAborted}
-	r := h.runWith(true, p, nil, "resume", "--verbose")
-	if r.code != 130 || p.cached || len(p.rows) != 3 || !strings.Contains(r.stderr, "row cache is not usable") ||
-		!strings.Contains(r.stderr, "3 transcripts read, 0 from the index") {
-		t.Fatalf("garbage cache: %d cached=%v %q", r.code, p.cached, r.stderr)
-	}
-	p = &fakePicker{err: picker.ErrAborted}
-	if r = h.runWith(true, p, nil, "resume"); !p.cached {
-		t.Fatal("the garbage cache was not replaced")
-	}
-
-	// The cache of another Claude Code tree is never shown.
-	other := filepath.Join(h.home, "other-claude")
-	os.MkdirAll(filepath.Join(other, "projects"), 0o700)
-	p = &fakePicker{err: picker.ErrAborted}
-	r = h.runWith(true, p, map[string]string{"CLAUDE_CONFIG_DIR": other}, "resume")
-	if r.code != 1 || len(p.rows) != 0 || !strings.Contains(r.stderr, "no Claude Code sessions found under "+other) {
-		t.Fatalf("other tree: %d %q %s", r.code, p.rows, r.stderr)
-	}
-	// ... and each tree keeps its own cache.
-	p = &fakePicker{err: picker.ErrAborted}
-	if r = h.runWith(true, p, nil, "resume"); !p.cached {
-		t.Fatal("the other tree's run replaced this tree's cache")
-	}
-}
-
-// A choice made as the rows changed is confirmed on the terminal first.
-func TestPickerUnsettledChoiceIsConfirmed(t *testing.T) {
-	h, api, _ := demo(t)
-	for _, c := range []struct {
-		answer string
-		code   int
-	}{{"y\n", 0}, {"YES\n", 0}, {"y", 0}, {"\n", 130}, {"n\n", 130}, {"later\n", 130}, {"", 130}} {
-		h.stdin = c.answer
-		r := h.runWith(true, &fakePicker{choose: 1, unsettled: true}, nil, "resume")
-		if r.code != c.code || (c.code == 0) != (r.exec != nil) {
-			t.Fatalf("answer %q: %d %+v %s", c.answer, r.code, r.exec, r.stderr)
-		}
-		if !strings.Contains(r.stderr, "the list changed as you chose. Resume Cursor pagination (api-server @ feat/pages, 2h ago)? [y/N]") {
-			t.Errorf("answer %q: the question: %q", c.answer, r.stderr)
-		}
-		if c.code == 0 && (r.exec.dir != api || r.exec.argv[len(r.exec.argv)-1] != idPages) {
-			t.Errorf("answer %q resumed %+v", c.answer, r.exec)
-		}
-	}
-	h.stdin = ""
-	r := h.runWith(true, &fakePicker{err: picker.ErrBlank}, nil, "resume")
-	if r.code != 130 || r.exec != nil || !strings.Contains(r.stderr, "nothing chosen") {
-		t.Fatalf("blank row: %d %s", r.code, r.stderr)
-	}
-}
-
-// Ctrl-C at the question leaves, even though nothing is typed.
-func TestPickerConfirmationCtrlC(t *testing.T) {
-	h, _, _ := demo(t)
-	pr, pw := io.Pipe() // a terminal nobody types on
-	defer pw.Close()
-	a, rec := h.newTestApp(true, &fakePicker{choose: 0, unsettled: true}, nil)
-	a.stdin = pr
-	// heldNotes is safe to write while this test reads what it holds.
-	stderr := &heldNotes{}
-	a.stderr = stderr
-	var seen bytes.Buffer
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int)
-	go func() { done <- a.run(ctx, []string{"resume"}) }()
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(seen.String(), "[y/N]"); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no question: %q", seen.String())
-		}
-		stderr.flushTo(&seen)
-	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 130 || rec.exec != nil {
-			stderr.flushTo(&seen)
-			t.Fatalf("Ctrl-C at the question: %d %+v %s", code, rec.exec, seen.String())
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Ctrl-C at the question was ignored")
-	}
-}
-
-func TestPickerBlankRow(t *testing.T) {
-	h, _, _ := demo(t)
-	r := h.runWith(true, &fakePicker{err: picker.ErrBlank}, nil, "resume")
-	if r.code != 130 || r.exec != nil || !strings.Contains(r.stderr, "nothing chosen") {
-		t.Fatalf("blank row: %d %s", r.code, r.stderr)
-	}
-}

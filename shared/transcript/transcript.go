@@ -113,6 +113,13 @@ func (s *Summary) UpdateWith(sc *jsonl.Scanner, path string) error {
 		return err
 	}
 	defer f.Close()
+	return s.ReadFrom(sc, f)
+}
+
+// ReadFrom parses f from s.Offset to its end, reusing sc (which may be
+// nil). The caller has checked that the bytes before s.Offset are still
+// the ones s was built from.
+func (s *Summary) ReadFrom(sc *jsonl.Scanner, f *os.File) error {
 	if s.Offset > 0 {
 		if _, err := f.Seek(s.Offset, io.SeekStart); err != nil {
 			return err

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestFind(t *testing.T) {
+func TestMatcher(t *testing.T) {
 	list := []sessions.Session{
 		{ID: "1fc9d747-58cb-4e62-b7f1-a85d62252943", Name: "Login bugfix work", Repo: "web-app", Cwd: "/home/a/src/web-app"},
 		{ID: "1fc9aaaa-0000-0000-0000-000000000000", Name: "Login", Repo: "api", Cwd: "/home/a/src/api"},
@@ -35,7 +35,19 @@ func TestFind(t *testing.T) {
 		{"nothing-like-this", false, nil, None},
 		{"src/api", false, []int{1}, Substring},
 	} {
-		got, tier := Find(list, tc.filter, tc.hidden)
+		m := New(tc.filter, tc.hidden)
+		for i := range list {
+			m.Add(&list[i])
+		}
+		hits, tier := m.Hits()
+		var got []int
+		for _, h := range hits {
+			for i := range list {
+				if h == &list[i] {
+					got = append(got, i)
+				}
+			}
+		}
 		if d := cmp.Diff(tc.want, got); d != "" || tier != tc.tier {
 			t.Errorf("Find(%q, %v): tier %q want %q; %s", tc.filter, tc.hidden, tier, tc.tier, d)
 		}

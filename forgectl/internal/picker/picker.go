@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	fuzzyfinder "github.com/ktr0731/go-fuzzyfinder"
 )
@@ -20,240 +19,155 @@ var ErrAborted = errors.New("picker aborted")
 type Item interface {
 	Row() string
 	Preview(width int) string
-	// Key names what the row stands for (a session id), so that a swap of
-	// rows that leaves the same session under the cursor goes unnoticed.
-	Key() string
 }
 
-// Settle is how long after a swap that changed the rows a choice is not
-// taken as it is: the person may have meant the row that was
-// there a moment before. Such a choice comes back as an
-// *Unsettled error, for the caller to confirm.
-const Settle = 300 * time.Millisecond
-
-// Unsettled is a choice made as the rows changed.
-type Unsettled struct{ Item Item }
-
-func (u *Unsettled) Error() string { return "the rows changed as the choice was made" }
-
-// ErrBlank is a choice of a blank padding row (see Source.Set).
-var ErrBlank = errors.New("an empty row was chosen")
-
-// Source feeds the picker. The finder may open before the rows are ready
-// (they fill it when they arrive) and rows may be replaced while it is open:
-// the picker first shows the rows it cached last time, then the fresh
-// listing's.
+// Source feeds the picker while it is open. Rows are appended as a listing
+// produces them, newest first, and never replaced or removed: an index the
+// finder hands back always names the row it showed.
 //
-// How go-fuzzyfinder v0.9.0 takes a hot-reloaded list shapes all of this.
-// On each 30 ms tick it holds its hot-reload lock (mu, here) and, when the
-// list's length changed, calls the item function for every row and then
-// swaps the rows into its state under its own state lock. It draws, and
-// calls the preview, under that state lock. So the order is always mu,
-// then the finder's state lock, then shownMu, and the preview (under the
-// state lock) never takes mu.
+// How go-fuzzyfinder v0.9.0 takes a hot-reloaded list shapes this. Every
+// 30 ms it takes its hot-reload lock (the reloadLock here) and, when the
+// list's length changed, reads every row and swaps them into its state;
+// then it filters again and draws. It draws, and calls the preview, under
+// its own state lock. So the order is always mu, then the finder's state
+// lock, then shownMu; Append takes only pendMu, so a listing never waits
+// for the finder.
+//
+// With no query a reload leaves the cursor where it was, and since rows
+// are only appended, on the same row. With a query the matches are ranked
+// again and new ones may rank above the cursor's row; the finder then puts
+// the cursor on its first "preselected" row, and the Source preselects
+// the row under the cursor at the last draw, for the one filter that
+// follows a reload. Keys typed after that rank as usual.
 type Source struct {
-	mu     sync.Mutex // the finder's hot-reload lock
-	items  []Item     // what the finder loads next (possibly padded: see Set)
-	latest []Item     // the newest rows as delivered, unpadded
-	gen    int        // bumped by every Set
+	pendMu  sync.Mutex
+	pending []Item
+	err     error
+	ready   chan struct{} // closed by the first Append or by End
+	once    sync.Once
+	ended   chan struct{} // closed by End
+
+	mu    sync.Mutex // the finder's hot-reload lock
+	items []Item     // what the finder loads: it only grows
 
 	shownMu sync.Mutex
-	// loaded is what the finder's last load read (row marks it), and
-	// state what it then swapped into its state (the lock's release marks
-	// it): the finder's indexes refer to state.
-	loaded, state     []Item
-	loadedAs, stateAs int
-	drawnAs           int       // the gen of the last screen drawn
-	drawnList         []Item    // its rows
-	drawnKey          string    // the Key under the cursor on it
-	swappedAt         time.Time // when a swap changed the sessions near the top
-	// redraw notes a screen drawn while the finder was swapping rows in:
-	// which list its cursor indexed cannot be told, so it is drawn again.
-	redraw bool
+	state   []Item // what the finder loaded last: its indexes refer to it
+	cursor  int    // the row under the cursor at the last draw, -1 for none
+	armed   bool   // a reload happened since that draw
 
-	errMu  sync.Mutex // never mu: a finder stuck holding mu must not hang Pick
-	err    error
+	errMu  sync.Mutex
 	cancel context.CancelFunc
-
-	done      chan struct{}
-	once      sync.Once
-	drawn     chan struct{}
-	drawnOnce sync.Once
 }
 
 // NewSource returns an empty source.
-func NewSource() *Source { return &Source{done: make(chan struct{}), drawn: make(chan struct{})} }
+func NewSource() *Source {
+	return &Source{ready: make(chan struct{}), ended: make(chan struct{}), cursor: -1}
+}
 
-// Drawn is closed once the finder has drawn rows, or has returned. Work
-// that would slow the first screen (the fresh listing, which allocates tens
-// of megabytes on the cores the finder needs) can wait for it.
-func (s *Source) Drawn() <-chan struct{} { return s.drawn }
-
-func (s *Source) markDrawn() { s.drawnOnce.Do(func() { close(s.drawn) }) }
-
-// Set delivers the rows, or replaces the ones delivered before; items must
-// not be empty (an empty listing is a Fail).
-//
-// go-fuzzyfinder reloads a hot-reloaded list only when its length changes,
-// and a list that shrinks under its cursor crashes it (the cursor is not
-// moved back inside). So an open finder's list only ever grows: a
-// replacement no longer than what it loaded is padded with blank rows to
-// one more than that. They come after the oldest session, no query matches
-// them, and choosing one chooses nothing.
-func (s *Source) Set(items []Item) {
+// Append adds rows below the ones there are.
+func (s *Source) Append(items ...Item) {
 	if len(items) == 0 {
-		s.Fail(errors.New("no rows"))
 		return
 	}
-	if !s.lockItems() {
-		return // a finder that will never load again holds the lock
-	}
-	s.latest = items
-	s.shownMu.Lock()
-	open := len(s.loaded)
-	s.shownMu.Unlock()
-	if open > 0 && len(items) <= open {
-		padded := make([]Item, open+1)
-		copy(padded, items)
-		for k := len(items); k < len(padded); k++ {
-			padded[k] = blank{}
-		}
-		items = padded
-	}
-	s.items = items
-	s.gen++
-	s.mu.Unlock()
-	s.once.Do(func() { close(s.done) })
+	s.pendMu.Lock()
+	s.pending = append(s.pending, items...)
+	s.pendMu.Unlock()
+	s.once.Do(func() { close(s.ready) })
 }
 
-// lockItems takes mu, giving up after a second: go-fuzzyfinder's reload
-// goroutine can be left blocked for good, holding mu, when its finder has
-// returned (it sends to a full channel nobody reads any more).
-func (s *Source) lockItems() bool {
-	for deadline := time.Now().Add(time.Second); ; time.Sleep(time.Millisecond) {
-		if s.mu.TryLock() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
+// End says no more rows will come; a non-nil err ends the picker with it
+// (the listing failed, or found nothing).
+func (s *Source) End(err error) {
+	s.pendMu.Lock()
+	s.err = err
+	s.pendMu.Unlock()
+	s.once.Do(func() { close(s.ready) })
+	close(s.ended)
+	if err != nil {
+		s.errMu.Lock()
+		cancel := s.cancel
+		s.errMu.Unlock()
+		if cancel != nil {
+			cancel()
 		}
 	}
 }
 
-// row is the finder's item function, called with mu held for every row in
-// order each time it loads the list: the last call marks what it loaded.
-func (s *Source) row(i int) string {
-	r := s.items[i].Row()
-	if i == len(s.items)-1 {
-		s.shownMu.Lock()
-		s.loaded, s.loadedAs = s.items, s.gen
-		s.shownMu.Unlock()
+// Ready is closed once rows, or the end, arrived.
+func (s *Source) Ready() <-chan struct{} { return s.ready }
+
+// Wait blocks until the rows stopped coming and returns them all, for a
+// caller that does not draw them as they come (tests).
+func (s *Source) Wait(ctx context.Context) ([]Item, error) {
+	select {
+	case <-s.ended:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	return r
+	s.pendMu.Lock()
+	defer s.pendMu.Unlock()
+	if s.err != nil {
+		return nil, s.err
+	}
+	return append([]Item(nil), s.pending...), nil
 }
 
-// reloadLock is the finder's hot-reload lock: mu, and on release the note
-// that what it loaded is now in its state (it loads and swaps in one hold).
+func (s *Source) failed() error {
+	s.pendMu.Lock()
+	defer s.pendMu.Unlock()
+	return s.err
+}
+
+// reloadLock is the finder's hot-reload lock. Taking it moves the rows
+// appended since into the list the finder reads; releasing it notes what
+// the finder now holds.
 type reloadLock struct{ s *Source }
 
-func (l reloadLock) Lock() { l.s.mu.Lock() }
+func (l reloadLock) Lock() {
+	s := l.s
+	s.mu.Lock()
+	s.pendMu.Lock()
+	s.items = append(s.items, s.pending...)
+	s.pending = s.pending[:0]
+	s.pendMu.Unlock()
+}
 
 func (l reloadLock) Unlock() {
 	s := l.s
 	s.shownMu.Lock()
-	s.state, s.stateAs = s.loaded, s.loadedAs
-	redraw := s.redraw
-	s.redraw = false
-	s.shownMu.Unlock()
-	if redraw {
-		// One more blank row makes the finder load, and so draw, again.
-		grown := make([]Item, len(s.items)+1)
-		copy(grown, s.items)
-		grown[len(s.items)] = blank{}
-		s.items = grown
+	if len(s.state) != len(s.items) {
+		s.state = s.items
+		s.armed = true
 	}
+	s.shownMu.Unlock()
 	s.mu.Unlock()
 }
 
-// sameRows reports whether a and b show the same sessions the same way in
-// the same order, padding aside. All of them: with a query typed, the rows around the
-// cursor on screen can lie anywhere in the list, and a changed row text
-// (a name, the live mark) can add or drop a match.
-func sameRows(a, b []Item) bool {
-	a, b = withoutPadding(a), withoutPadding(b)
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if a[k].Row() != b[k].Row() || a[k].Key() != b[k].Key() {
-			return false
-		}
-	}
-	return true
-}
+// row is the finder's item function, called with mu held.
+func (s *Source) row(i int) string { return s.items[i].Row() }
 
-// withoutPadding is l without the blank rows Set padded it with.
-func withoutPadding(l []Item) []Item {
-	for len(l) > 0 {
-		if _, pad := l[len(l)-1].(blank); !pad {
-			break
-		}
-		l = l[:len(l)-1]
-	}
-	return l
-}
-
-// preview draws row i of the finder's state; the finder calls it under its
-// state lock each time it draws, after the rows, so it also marks which
-// rows have been on screen and since when.
-func (s *Source) preview(i, width int) string {
-	s.markDrawn()
+// preselected keeps the cursor on its row through the filter that follows
+// a reload.
+func (s *Source) preselected(i int) bool {
 	s.shownMu.Lock()
-	if s.loadedAs != s.stateAs {
-		// Drawn while rows are being swapped in (go-fuzzyfinder redraws
-		// before it releases the reload lock): this screen counts for
-		// nothing and is drawn again once the swap is done.
-		s.redraw = true
-		s.shownMu.Unlock()
-		return ""
-	}
-	gen, list := s.stateAs, s.state
+	defer s.shownMu.Unlock()
+	return s.armed && i == s.cursor
+}
+
+// preview draws row i of the finder's state (-1: nothing matches); the
+// finder calls it each time it draws, so it also notes the cursor's row.
+func (s *Source) preview(i, width int) string {
+	s.shownMu.Lock()
+	s.cursor, s.armed = i, false
 	var it Item
-	if i >= 0 && i < len(list) {
-		it = list[i]
+	if i >= 0 && i < len(s.state) {
+		it = s.state[i]
 	}
 	s.shownMu.Unlock()
-	text, key := "", ""
-	if it != nil {
-		text, key = it.Preview(width), it.Key()
+	if it == nil {
+		return ""
 	}
-	s.shownMu.Lock()
-	defer s.shownMu.Unlock()
-	if gen != s.stateAs {
-		return text
-	}
-	if gen != s.drawnAs {
-		// The first screen of new rows: a swap, unless nothing was drawn
-		// before. It matters unless it left every row as it was (the cache
-		// was right): keys typed against the old screen may have moved the
-		// cursor onto any row that changed.
-		if s.drawnAs != 0 && (key != s.drawnKey || !sameRows(s.drawnList, list)) {
-			s.swappedAt = time.Now()
-		}
-		s.drawnAs, s.drawnList = gen, list
-	}
-	s.drawnKey = key
-	return text
-}
-
-// settled reports whether a choice the finder just returned refers to rows
-// that were on screen, unchanged, for settle: nothing loaded since, nothing
-// swapped in undrawn, no replacement drawn less than Settle ago.
-func (s *Source) settled(now time.Time, settle time.Duration) bool {
-	s.shownMu.Lock()
-	defer s.shownMu.Unlock()
-	return s.loadedAs == s.stateAs && s.stateAs == s.drawnAs &&
-		(s.swappedAt.IsZero() || now.Sub(s.swappedAt) >= settle)
+	return it.Preview(width)
 }
 
 // chosen is row i of the finder's state.
@@ -266,49 +180,6 @@ func (s *Source) chosen(i int) Item {
 	return s.state[i]
 }
 
-// Fail ends the picker with err (the listing failed or found nothing).
-func (s *Source) Fail(err error) {
-	s.errMu.Lock()
-	s.err = err
-	cancel := s.cancel
-	s.errMu.Unlock()
-	s.once.Do(func() { close(s.done) })
-	if cancel != nil {
-		cancel()
-	}
-}
-
-func (s *Source) failed() error {
-	s.errMu.Lock()
-	defer s.errMu.Unlock()
-	return s.err
-}
-
-// Ready is closed once rows (or a failure) arrived.
-func (s *Source) Ready() <-chan struct{} { return s.done }
-
-// Wait blocks until rows (or a failure) arrived and returns the newest.
-func (s *Source) Wait(ctx context.Context) ([]Item, error) {
-	select {
-	case <-s.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if err := s.failed(); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.latest, nil
-}
-
-// blank pads a replacement list (see Set).
-type blank struct{}
-
-func (blank) Row() string        { return "" }
-func (blank) Preview(int) string { return "" }
-func (blank) Key() string        { return "" }
-
 // Picker chooses one item; callers depend on this interface so tests and
 // non-terminal runs never touch the UI.
 type Picker interface {
@@ -316,35 +187,25 @@ type Picker interface {
 }
 
 // Fuzzy is the real picker.
-type Fuzzy struct {
-	// Settle overrides the package's Settle (tests that drive a real
-	// terminal need a wider window than a person does).
-	Settle time.Duration
-}
+type Fuzzy struct{}
 
-// Pick opens the finder. Every item is searched from the first keystroke:
-// nothing is loaded lazily. A choice of rows that had not stood on screen
-// for Settle comes back as *Unsettled; a blank padding row as ErrBlank.
-func (p Fuzzy) Pick(ctx context.Context, header string, src *Source) (Item, error) {
-	defer src.markDrawn()
-	settle := p.Settle
-	if settle <= 0 {
-		settle = Settle
-	}
+// Pick opens the finder over what src has now and what it gets while open.
+// Every row is searched from the first keystroke.
+func (Fuzzy) Pick(ctx context.Context, header string, src *Source) (Item, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	src.errMu.Lock()
 	src.cancel = cancel
-	failed := src.err
 	src.errMu.Unlock()
-	if failed != nil {
-		return nil, failed
+	if err := src.failed(); err != nil {
+		return nil, err
 	}
 	i, err := fuzzyfinder.Find(&src.items, src.row,
 		fuzzyfinder.WithHotReloadLock(reloadLock{src}),
 		fuzzyfinder.WithContext(ctx),
 		fuzzyfinder.WithHeader(header),
 		fuzzyfinder.WithPromptString("resume> "),
+		fuzzyfinder.WithPreselected(src.preselected),
 		fuzzyfinder.WithPreviewWindow(func(i, width, _ int) string { return src.preview(i, width) }),
 	)
 	switch failed := src.failed(); {
@@ -356,14 +217,8 @@ func (p Fuzzy) Pick(ctx context.Context, header string, src *Source) (Item, erro
 		return nil, err
 	}
 	it := src.chosen(i)
-	switch it.(type) {
-	case nil:
-		return nil, fmt.Errorf("the finder chose row %d of a shorter list", i)
-	case blank:
-		return nil, ErrBlank
-	}
-	if !src.settled(time.Now(), settle) {
-		return nil, &Unsettled{Item: it}
+	if it == nil {
+		return nil, fmt.Errorf("the finder chose row %d, which it never loaded", i)
 	}
 	return it, nil
 }

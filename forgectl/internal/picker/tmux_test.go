@@ -11,10 +11,6 @@ import (
 	"time"
 )
 
-// harnessSettle is wide, so a test's Enter right after the swap is surely
-// inside it even on a loaded machine.
-const harnessSettle = 2 * time.Second
-
 var harnessBuild struct {
 	sync.Once
 	path string
@@ -52,7 +48,8 @@ type harnessRun struct {
 	stderr string
 }
 
-func startHarness(t *testing.T, mode ...string) *harnessRun {
+// startHarness runs the harness in tmux, streaming ten rows every step.
+func startHarness(t *testing.T, step time.Duration) *harnessRun {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
@@ -60,7 +57,7 @@ func startHarness(t *testing.T, mode ...string) *harnessRun {
 	t.Cleanup(func() { exec.Command("tmux", "-L", h.sock, "kill-server").Run() })
 	h.stderr = filepath.Join(filepath.Dir(h.out), "stderr")
 	h.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "t",
-		"sh", "-c", `TERM=xterm-256color exec "$0" "$1" "$2" $4 2>"$3"`, harnessBinary(t), h.out, harnessSettle.String(), h.stderr, strings.Join(mode, " "))
+		"sh", "-c", `TERM=xterm-256color exec "$0" "$1" "$2" 2>"$3"`, harnessBinary(t), h.out, step.String(), h.stderr)
 	return h
 }
 
@@ -112,65 +109,85 @@ func cursorRow(screen string) string {
 	return ""
 }
 
-// Enter right after the rows change comes back unsettled, naming the row
-// the finder had under its cursor, for the caller to confirm.
-func TestRealFinderChoiceAsRowsChange(t *testing.T) {
-	h := startHarness(t)
-	h.waitScreen("the cached rows", func(s string) bool { return strings.Contains(s, "cached0") })
-	h.tmux("send-keys", "-t", "t", "Up") // the cursor to row 1
-	h.waitScreen("the fresh rows", func(s string) bool { return strings.Contains(s, "fresh1") })
-	if got := cursorRow(h.tmux("capture-pane", "-p", "-t", "t")); got != "fresh1" {
-		t.Fatalf("after the swap the cursor is on %q", got)
+// counts reads the finder's "matched/total" line.
+func counts(screen string) (matched, total int) {
+	for _, l := range strings.Split(screen, "\n") {
+		if _, err := fmt.Sscanf(strings.TrimSpace(l), "%d/%d", &matched, &total); err == nil {
+			return matched, total
+		}
 	}
+	return -1, -1
+}
+
+// watchCursor samples the screen until every row has arrived and fails if
+// the cursor's row is ever another than want.
+func (h *harnessRun) watchCursor(want string) {
+	h.t.Helper()
+	samples := 0
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(15 * time.Millisecond) {
+		screen := h.tmux("capture-pane", "-p", "-t", "t")
+		_, total := counts(screen)
+		if total < 0 {
+			continue // a screen caught mid-draw
+		}
+		if got := cursorRow(screen); got != want {
+			h.t.Fatalf("with %d rows the cursor is on %q, want %q; screen:\n%s", total, got, want, screen)
+		}
+		samples++
+		if total == 400 {
+			if samples < 5 {
+				h.t.Fatalf("the rows arrived before they could be watched (%d samples)", samples)
+			}
+			return
+		}
+	}
+	h.t.Fatal("the rows never all arrived")
+}
+
+// Rows stream in below the cursor's row; the cursor never leaves it, and
+// Enter resumes it.
+func TestRealFinderCursorStaysWhileRowsArrive(t *testing.T) {
+	h := startHarness(t, 100*time.Millisecond)
+	h.waitScreen("the first rows", func(s string) bool { return strings.Contains(s, "row009") })
+	h.tmux("send-keys", "-t", "t", "Up", "Up", "Up")
+	h.waitScreen("the cursor on row003", func(s string) bool { return cursorRow(s) == "row003 beta" })
+	h.watchCursor("row003 beta")
 	h.tmux("send-keys", "-t", "t", "Enter")
-	if got := h.result(); got != "unsettled: fresh1" {
-		t.Fatalf("harness: %s", got)
+	if got := h.result(); got != "picked: row003 beta" {
+		t.Fatalf("got %q", got)
 	}
 }
 
-// Once the rows have stood, a choice is taken as it is.
-func TestRealFinderSettledChoice(t *testing.T) {
-	h := startHarness(t)
-	h.waitScreen("the fresh rows", func(s string) bool { return strings.Contains(s, "fresh2") && !strings.Contains(s, "cached") })
-	time.Sleep(harnessSettle + 200*time.Millisecond)
-	h.tmux("send-keys", "-t", "t", "Up")
-	h.waitScreen("the cursor on fresh1", func(s string) bool { return cursorRow(s) == "fresh1" })
+// With a query typed, new matches rank above the cursor's row (the finder
+// ranks equal scores newest-index first); the cursor stays on its row.
+func TestRealFinderCursorStaysOnItsMatch(t *testing.T) {
+	h := startHarness(t, 100*time.Millisecond)
+	h.waitScreen("the first rows", func(s string) bool { return strings.Contains(s, "row009") })
+	h.tmux("send-keys", "-t", "t", "-l", "alpha")
+	h.waitScreen("the one match", func(s string) bool { return cursorRow(s) == "row007 alpha" })
+	h.watchCursor("row007 alpha")
+	screen := h.tmux("capture-pane", "-p", "-t", "t")
+	if m, _ := counts(screen); m != 8 || !strings.Contains(screen, "row357 alpha") {
+		t.Fatalf("the later matches are not listed:\n%s", screen)
+	}
 	h.tmux("send-keys", "-t", "t", "Enter")
-	if got := h.result(); got != "picked: fresh1" {
-		t.Fatalf("harness: %s", got)
+	if got := h.result(); got != "picked: row007 alpha" {
+		t.Fatalf("got %q", got)
 	}
 }
 
-// Three fresh rows replace five: blank rows keep the list from shrinking
-// under a cursor on the oldest row (go-fuzzyfinder would crash), and
-// choosing one chooses nothing.
-func TestRealFinderShorterListAndBlankRows(t *testing.T) {
-	h := startHarness(t)
-	h.waitScreen("the cached rows", func(s string) bool { return strings.Contains(s, "cached4") })
-	h.tmux("send-keys", "-t", "t", "-N", "10", "Up") // the cursor to the oldest row
-	h.waitScreen("the cursor on cached4", func(s string) bool { return cursorRow(s) == "cached4" })
-	h.waitScreen("the fresh rows", func(s string) bool { return strings.Contains(s, "fresh2") && !strings.Contains(s, "cached") })
-	time.Sleep(harnessSettle + 200*time.Millisecond)
-	if got := cursorRow(h.tmux("capture-pane", "-p", "-t", "t")); got != "" {
-		t.Fatalf("the cursor is on %q, not a blank row", got)
+// Enter while rows are still arriving resumes the highlighted row.
+func TestRealFinderEnterDuringTheFill(t *testing.T) {
+	h := startHarness(t, 300*time.Millisecond)
+	h.waitScreen("the first rows", func(s string) bool { return strings.Contains(s, "row009") })
+	h.tmux("send-keys", "-t", "t", "Up", "Up")
+	screen := h.waitScreen("the cursor on row002", func(s string) bool { return cursorRow(s) == "row002 beta" })
+	if _, total := counts(screen); total == 400 {
+		t.Fatal("the fill was over before Enter")
 	}
 	h.tmux("send-keys", "-t", "t", "Enter")
-	if got := h.result(); got != "error: "+ErrBlank.Error() {
-		t.Fatalf("harness: %s", got)
-	}
-}
-
-// The session under the cursor stays but one appears above the next: an
-// Up typed against the old screen lands on the new one, so Enter right
-// after the swap is asked about.
-func TestRealFinderShiftNextToTheCursor(t *testing.T) {
-	h := startHarness(t, "shift")
-	h.waitScreen("the cached rows", func(s string) bool { return strings.Contains(s, "s4") })
-	h.waitScreen("the fresh rows", func(s string) bool { return strings.Contains(s, "new") })
-	h.tmux("send-keys", "-t", "t", "Up")
-	h.tmux("send-keys", "-t", "t", "Enter")
-	if got := h.result(); got != "unsettled: new" {
-		t.Fatalf("harness: %s", got)
+	if got := h.result(); got != "picked: row002 beta" {
+		t.Fatalf("got %q", got)
 	}
 }
 
@@ -185,18 +202,4 @@ func oursRaced(report string) bool {
 		}
 	}
 	return false
-}
-
-// The fresh rows are the cached ones again (the usual case when nothing
-// happened since the last run): the swap changes nothing on screen, and a
-// choice right after it is taken, not asked about.
-func TestRealFinderSameRowsAgain(t *testing.T) {
-	h := startHarness(t, "same")
-	h.waitScreen("the rows", func(s string) bool { return strings.Contains(s, "s4") })
-	time.Sleep(700 * time.Millisecond) // the swap, 300 ms after the first screen, is in
-	h.tmux("send-keys", "-t", "t", "Up")
-	h.tmux("send-keys", "-t", "t", "Enter")
-	if got := h.result(); got != "picked: s1" {
-		t.Fatalf("harness: %s", got)
-	}
 }

@@ -12,50 +12,54 @@ import (
 	"forgectl.dev/shared/transcript"
 )
 
-// historyIndex folds Claude Code's prompt history (history.jsonl, one line
-// per submitted prompt) into the newest prompt of each session. The file is
+// history folds Claude Code's prompt history (history.jsonl, one line per
+// submitted prompt) into the newest prompt of each session. The file is
 // append-only between retention sweeps, so like transcripts it is read from
-// where the last listing stopped; a shrunk or replaced file is read again.
-type historyIndex struct {
-	Ino      uint64
-	Size     int64
-	Offset   int64
-	Sessions map[string]histEntry
+// where the last listing stopped: what was read before stays in the index
+// (stored), what is read now is kept here (fresh). A shrunk, replaced or
+// rewritten file is read again from the start.
+type history struct {
+	file    histFile
+	fresh   map[string]histEntry
+	stored  *storedIndex // nil when the stored entries no longer count
+	changed bool
 }
 
-type histEntry struct {
-	LastAtMs int64  // epoch ms of the newest prompt
-	Last     string // its display text, one line
-}
-
-// update reads what was appended to path since the index last saw it; it
-// reports whether anything changed.
-func (h *historyIndex) update(path string) (bool, error) {
+// readHistory brings the history up to date with the file at path.
+func readHistory(path string, ix *storedIndex) (*history, error) {
+	h := &history{fresh: map[string]histEntry{}, stored: ix}
+	old := ix.histState
 	var st syscall.Stat_t
 	if err := syscall.Stat(path, &st); err != nil {
+		h.stored = nil
+		h.changed = ix.nHist > 0 || old.Size != 0
 		if errors.Is(err, syscall.ENOENT) {
-			changed := len(h.Sessions) > 0
-			*h = historyIndex{Sessions: map[string]histEntry{}}
-			return changed, nil
+			return h, nil
 		}
-		return false, err
+		return h, err
 	}
-	ino := uint64(st.Ino)
-	if h.Sessions == nil || ino != h.Ino || st.Size < h.Offset {
-		*h = historyIndex{Sessions: map[string]histEntry{}}
+	h.file = histFile{Ino: uint64(st.Ino), Size: st.Size}
+	if old.Ino == h.file.Ino && old.Size == st.Size {
+		h.file = old
+		return h, nil
 	}
-	if st.Size == h.Size && ino == h.Ino {
-		return false, nil
-	}
+	h.changed = true
 	f, err := os.Open(path)
 	if err != nil {
-		return false, err
+		h.stored = nil
+		return h, err
 	}
 	defer f.Close()
-	if _, err := f.Seek(h.Offset, io.SeekStart); err != nil {
-		return false, err
+	from := int64(0)
+	if old.Ino == h.file.Ino && st.Size >= old.Offset && old.Guard.holds(f, old.Offset) {
+		from = old.Offset
+	} else {
+		h.stored = nil
 	}
-	sc := jsonl.NewScanner(f, h.Offset)
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return h, err
+	}
+	sc := jsonl.NewScanner(f, from)
 	for {
 		line, ok := sc.Next()
 		if !ok {
@@ -65,12 +69,44 @@ func (h *historyIndex) update(path string) (bool, error) {
 		if !ok {
 			continue // old lines lack sessionId; broken lines are skipped
 		}
-		if e, seen := h.Sessions[id]; !seen || ts >= e.LastAtMs {
-			h.Sessions[id] = histEntry{LastAtMs: ts, Last: transcript.Oneline(display)}
+		if e, seen := h.fresh[id]; !seen || ts >= e.LastAtMs {
+			h.fresh[id] = histEntry{LastAtMs: ts, Last: transcript.Oneline(display)}
 		}
 	}
-	h.Ino, h.Size, h.Offset = ino, st.Size, sc.Consumed()
-	return true, sc.Err()
+	h.file.Offset = sc.Consumed()
+	h.file.Guard, _ = guardOf(f, h.file.Offset)
+	return h, sc.Err()
+}
+
+// get is a session's newest prompt.
+func (h *history) get(id string) (histEntry, bool) {
+	e, ok := h.fresh[id]
+	if h.stored != nil {
+		if s, sok := h.stored.history(id); sok && (!ok || s.LastAtMs > e.LastAtMs) {
+			return s, true
+		}
+	}
+	return e, ok
+}
+
+// write puts every entry into the next index.
+func (h *history) write(w *indexWriter) {
+	if h.stored != nil {
+		h.stored.eachHistory(func(id string, e histEntry) {
+			if f, ok := h.fresh[id]; ok && f.LastAtMs >= e.LastAtMs {
+				return // written below
+			}
+			w.history(id, e)
+		})
+	}
+	for id, e := range h.fresh {
+		if h.stored != nil {
+			if s, ok := h.stored.history(id); ok && s.LastAtMs > e.LastAtMs {
+				continue // written above
+			}
+		}
+		w.history(id, e)
+	}
 }
 
 // historyLine extracts a history line's session id, timestamp and display

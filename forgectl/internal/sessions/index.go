@@ -1,11 +1,15 @@
 package sessions
 
 import (
-	"bytes"
+	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
+	"hash/crc32"
+	"hash/fnv"
 	"os"
+	"path/filepath"
+	"sort"
 	"time"
 
 	"forgectl.dev/forgectl/internal/binrec"
@@ -14,27 +18,56 @@ import (
 	"forgectl.dev/shared/transcript"
 )
 
-// The index caches one transcript.Summary per transcript, keyed by path and
-// validated by (inode, size, mtime). It is a cache: any doubt (a format
-// change, a torn file) means it is rebuilt, never trusted.
+// The index caches what a listing learns of each transcript: its summary,
+// its sidecar title and its task counts, keyed by path and valid while the
+// file keeps its inode, size and mtime. It also folds in the prompt
+// history. It is a cache: any doubt (a format change, a record whose
+// checksum does not match, offsets out of bounds) means the record, or the
+// file, is rebuilt, never trusted.
 //
-// The format is a hand-rolled binary one because the warm path of a listing
-// of 10,000 sessions is dominated by loading it; JSON would cost several
-// times the whole stat walk.
+// The file is mapped, not read, and nothing is decoded up front: a listing
+// looks each transcript up in a sorted table of path hashes and decodes
+// just that record, with strings sharing the mapping. So a warm listing of
+// 100,000 sessions neither builds a map of them nor holds their summaries.
+//
+//	header   "FCTIX\n" uvarint(format)
+//	records  transcript records, then history records, each
+//	         uvarint(len) crc32c(payload, 4 bytes LE) payload; a payload
+//	         starts with its key (path, or session id)
+//	tables   for each section n × (fnv64(key), offset of record) sorted
+//	trailer  transcripts table offset, count; history table offset, count;
+//	         history file state offset; crc32c of the tables and the
+//	         trailer's fields, all 8-byte LE but the crc; "FCTEND"
 
-const indexMagic = "FCTIDX"
+const (
+	indexMagic    = "FCTIX\n"
+	indexEndMagic = "FCTEND"
+	trailerSize   = 5*8 + 4 + len(indexEndMagic)
+	tableEntry    = 16
+)
 
 // indexFormat changes with the encoding below and with the parser's meaning.
-const indexFormat = 4<<16 | transcript.ParserVersion
+const indexFormat = 5<<16 | transcript.ParserVersion
 
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// indexEntry is one transcript's record.
 type indexEntry struct {
 	Ino     uint64
 	Size    int64
 	MtimeNs int64
 	Sum     transcript.Summary
+	// Guard holds checksums of the bytes the summary was built from, so
+	// that a file rewritten in place (same inode, not shrunk) is read
+	// again rather than read on from an offset that no longer means
+	// anything.
+	Guard guard
 	// Side is what the session's sidecar title file said, valid while the
 	// file keeps its size and mtime.
 	Side sideEntry
+	// Tasks caches the counts of the session's task list; nil when the
+	// listing did not count them.
+	Tasks *taskEntry
 }
 
 // sideEntry is a sidecar custom-title.json, read; Size is -1 when there is
@@ -44,13 +77,9 @@ type sideEntry struct {
 	Title, By     string
 }
 
-type index map[string]*indexEntry
-
-// taskIndex caches the status counts of each task list directory, valid
-// while its *.json files keep the same names, sizes and mtimes. Claude Code
+// taskEntry caches the status counts of a task list directory, valid while
+// its *.json files keep the same names, sizes and mtimes. Claude Code
 // rewrites task files in place, so the directory's own mtime is not enough.
-type taskIndex map[string]*taskEntry
-
 type taskEntry struct {
 	Files  []taskFile
 	Counts tasks.Counts
@@ -84,33 +113,30 @@ func summaryInts(s *transcript.Summary) []*int64 {
 	return []*int64{&s.Offset, &s.LastUserOff, &s.LastUserLen}
 }
 
-func saveIndex(path string, ix index, tix taskIndex, hist *historyIndex) error {
-	e := binrec.Encoder{B: make([]byte, 0, 600*len(ix)+64*len(tix)+64)}
-	e.B = append(e.B, indexMagic...)
-	e.Uint(indexFormat)
-	e.Uint(uint64(len(ix)))
-	for p, ent := range ix {
-		e.String(p)
-		e.Uint(ent.Ino)
-		e.Int(ent.Size)
-		e.Int(ent.MtimeNs)
-		for _, f := range summaryStrings(&ent.Sum) {
-			e.String(*f)
-		}
-		for _, f := range summaryInts(&ent.Sum) {
-			e.Int(*f)
-		}
-		e.Int(int64(ent.Sum.Messages))
-		e.Int(int64(ent.Sum.BrokenLines))
-		e.Bool(ent.Sum.Sidechain)
-		e.Int(ent.Side.Size)
-		e.Int(ent.Side.MtimeNs)
-		e.String(ent.Side.Title)
-		e.String(ent.Side.By)
+func encodeEntry(e *binrec.Encoder, path string, ent *indexEntry) {
+	e.String(path)
+	e.Uint(ent.Ino)
+	e.Int(ent.Size)
+	e.Int(ent.MtimeNs)
+	e.Int(ent.Guard.HeadLen)
+	e.Uint(uint64(ent.Guard.Head))
+	e.Int(ent.Guard.TailLen)
+	e.Uint(uint64(ent.Guard.Tail))
+	for _, f := range summaryStrings(&ent.Sum) {
+		e.String(*f)
 	}
-	e.Uint(uint64(len(tix)))
-	for dir, te := range tix {
-		e.String(dir)
+	for _, f := range summaryInts(&ent.Sum) {
+		e.Int(*f)
+	}
+	e.Int(int64(ent.Sum.Messages))
+	e.Int(int64(ent.Sum.BrokenLines))
+	e.Bool(ent.Sum.Sidechain)
+	e.Int(ent.Side.Size)
+	e.Int(ent.Side.MtimeNs)
+	e.String(ent.Side.Title)
+	e.String(ent.Side.By)
+	e.Bool(ent.Tasks != nil)
+	if te := ent.Tasks; te != nil {
 		e.Uint(uint64(len(te.Files)))
 		for _, f := range te.Files {
 			e.String(f.Name)
@@ -121,104 +147,380 @@ func saveIndex(path string, ix index, tix taskIndex, hist *historyIndex) error {
 			e.Int(int64(n))
 		}
 	}
-	e.Uint(hist.Ino)
-	e.Int(hist.Size)
-	e.Int(hist.Offset)
-	e.Uint(uint64(len(hist.Sessions)))
-	for id, h := range hist.Sessions {
-		e.String(id)
-		e.Int(h.LastAtMs)
-		e.String(h.Last)
-	}
-	// A process that exits mid-listing (a picker left during a cold scan)
-	// may have been cut short mid-write.
-	fsutil.RemoveStaleTemps(path, time.Minute)
-	return fsutil.WriteAtomic(path, e.B, fsutil.FilePerm)
 }
 
-// loadIndex returns empty indexes for a missing, foreign or damaged file.
-func loadIndex(path string) (index, taskIndex, *historyIndex, error) {
-	ix, tix, hist, err := decodeIndex(path)
-	if err != nil || ix == nil {
-		return index{}, taskIndex{}, &historyIndex{}, err
+func decodeEntry(payload string) (string, *indexEntry, error) {
+	d := binrec.Decoder{S: payload}
+	path := d.String()
+	ent := &indexEntry{Ino: d.Uint(), Size: d.Int(), MtimeNs: d.Int()}
+	ent.Guard = guard{HeadLen: d.Int(), Head: uint32(d.Uint()), TailLen: d.Int(), Tail: uint32(d.Uint())}
+	for _, f := range summaryStrings(&ent.Sum) {
+		*f = d.String()
 	}
-	return ix, tix, hist, nil
-}
-
-func decodeIndex(path string) (index, taskIndex, *historyIndex, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, nil, nil
-		}
-		return nil, nil, nil, err
+	for _, f := range summaryInts(&ent.Sum) {
+		*f = d.Int()
 	}
-	if !bytes.HasPrefix(b, []byte(indexMagic)) {
-		return nil, nil, nil, fmt.Errorf("%s: not an index", path)
-	}
-	d := binrec.Decoder{S: string(b[len(indexMagic):])}
-	if d.Uint() != indexFormat {
-		return nil, nil, nil, nil // another parser version: rebuild silently
-	}
-	n := d.Count()
-	if d.Err() != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
-	}
-	ix := make(index, n)
-	for range n {
-		p := d.String()
-		ent := &indexEntry{Ino: d.Uint(), Size: d.Int(), MtimeNs: d.Int()}
-		for _, f := range summaryStrings(&ent.Sum) {
-			*f = d.String()
-		}
-		for _, f := range summaryInts(&ent.Sum) {
-			*f = d.Int()
-		}
-		ent.Sum.Messages = int(d.Int())
-		ent.Sum.BrokenLines = int(d.Int())
-		ent.Sum.Sidechain = d.Bool()
-		ent.Side = sideEntry{Size: d.Int(), MtimeNs: d.Int(), Title: d.String(), By: d.String()}
+	ent.Sum.Messages = int(d.Int())
+	ent.Sum.BrokenLines = int(d.Int())
+	ent.Sum.Sidechain = d.Bool()
+	ent.Side = sideEntry{Size: d.Int(), MtimeNs: d.Int(), Title: d.String(), By: d.String()}
+	if d.Bool() {
+		n := d.Count()
 		if d.Err() != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
+			return "", nil, d.Err()
 		}
-		ix[p] = ent
-	}
-	nt := d.Count()
-	if d.Err() != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
-	}
-	tix := make(taskIndex, nt)
-	for range nt {
-		dir := d.String()
-		nf := d.Count()
-		if d.Err() != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
-		}
-		te := &taskEntry{Files: make([]taskFile, nf)}
+		te := &taskEntry{Files: make([]taskFile, n)}
 		for k := range te.Files {
 			te.Files[k] = taskFile{Name: d.String(), Size: d.Int(), MtimeNs: d.Int()}
 		}
 		te.Counts = tasks.Counts{Pending: int(d.Int()), InProgress: int(d.Int()), Completed: int(d.Int()), Total: int(d.Int())}
-		if d.Err() != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
-		}
-		tix[dir] = te
-	}
-	hist := &historyIndex{Ino: d.Uint(), Size: d.Int(), Offset: d.Int()}
-	nh := d.Count()
-	if d.Err() != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
-	}
-	hist.Sessions = make(map[string]histEntry, nh)
-	for range nh {
-		id := d.String()
-		hist.Sessions[id] = histEntry{LastAtMs: d.Int(), Last: d.String()}
+		ent.Tasks = te
 	}
 	if d.Err() != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
+		return "", nil, d.Err()
 	}
 	if d.Rest() != 0 {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, io.ErrUnexpectedEOF)
+		return "", nil, binrec.ErrCorrupt
 	}
-	return ix, tix, hist, nil
+	if ent.Sum.Offset < 0 || ent.Sum.Offset > ent.Size || ent.Guard.HeadLen < 0 || ent.Guard.TailLen < 0 ||
+		ent.Guard.HeadLen > ent.Sum.Offset || ent.Guard.TailLen > ent.Sum.Offset {
+		return "", nil, binrec.ErrCorrupt
+	}
+	return path, ent, nil
+}
+
+// histEntry is one session's newest prompt in the prompt history.
+type histEntry struct {
+	LastAtMs int64  // epoch ms of the newest prompt
+	Last     string // its display text, one line
+}
+
+// histFile is how far the prompt history was read.
+type histFile struct {
+	Ino          uint64
+	Size, Offset int64
+	Guard        guard
+}
+
+func keyHash(k string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(k))
+	return h.Sum64()
+}
+
+// storedIndex is a mapped index file. Its zero value is an empty index.
+type storedIndex struct {
+	data          string
+	files, hist   string // the two tables
+	nFiles, nHist int
+	histState     histFile
+}
+
+// openIndex maps the index at path. A missing file, or one written by
+// another format, is an empty index and no error; a damaged one is an
+// empty index and an error saying so (the caller reports it once and the
+// listing rebuilds the file).
+func openIndex(path string) (*storedIndex, error) {
+	ix := &storedIndex{}
+	if path == "" {
+		return ix, nil
+	}
+	data, err := fsutil.MapFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return ix, nil
+		}
+		return ix, err
+	}
+	bad := func(why string) (*storedIndex, error) {
+		return &storedIndex{}, fmt.Errorf("%s: the listing's index is damaged (%s); it is rebuilt", path, why)
+	}
+	if len(data) < len(indexMagic) || data[:len(indexMagic)] != indexMagic {
+		return bad("not an index")
+	}
+	d := binrec.Decoder{S: data[len(indexMagic):]}
+	if d.Uint() != indexFormat || d.Err() != nil {
+		return ix, nil // another format: rebuilt silently
+	}
+	if len(data) < len(indexMagic)+trailerSize {
+		return bad("too short")
+	}
+	t := data[len(data)-trailerSize:]
+	if t[trailerSize-len(indexEndMagic):] != indexEndMagic {
+		return bad("no trailer")
+	}
+	u := func(k int) uint64 { return binary.LittleEndian.Uint64([]byte(t[8*k : 8*k+8])) }
+	filesOff, nFiles, histOff, nHist, stateOff := u(0), u(1), u(2), u(3), u(4)
+	size := uint64(len(data) - trailerSize)
+	if nFiles > size/tableEntry || nHist > size/tableEntry ||
+		filesOff > size || filesOff+nFiles*tableEntry != histOff || histOff+nHist*tableEntry != size || stateOff >= filesOff {
+		return bad("tables out of bounds")
+	}
+	sum := crc32.Checksum([]byte(data[filesOff:len(data)-4-len(indexEndMagic)]), castagnoli)
+	if sum != binary.LittleEndian.Uint32([]byte(t[40:44])) {
+		return bad("tables fail their checksum")
+	}
+	ix.data = data
+	ix.files, ix.nFiles = data[filesOff:histOff], int(nFiles)
+	ix.hist, ix.nHist = data[histOff:size], int(nHist)
+	state, err := ix.record(int64(stateOff))
+	if err != nil {
+		return bad("history state")
+	}
+	sd := binrec.Decoder{S: state}
+	ix.histState = histFile{Ino: sd.Uint(), Size: sd.Int(), Offset: sd.Int(),
+		Guard: guard{HeadLen: sd.Int(), Head: uint32(sd.Uint()), TailLen: sd.Int(), Tail: uint32(sd.Uint())}}
+	if sd.Err() != nil || sd.Rest() != 0 {
+		return bad("history state")
+	}
+	return ix, nil
+}
+
+// record returns the payload of the record at off, checked.
+func (ix *storedIndex) record(off int64) (string, error) {
+	if off < 0 || off >= int64(len(ix.data)) {
+		return "", binrec.ErrCorrupt
+	}
+	d := binrec.Decoder{S: ix.data[off:]}
+	n := d.Uint()
+	if d.Err() != nil || n > uint64(len(d.S)) || len(d.S) < 4+int(n) {
+		return "", binrec.ErrCorrupt
+	}
+	sum := binary.LittleEndian.Uint32([]byte(d.S[:4]))
+	payload := d.S[4 : 4+n]
+	if crc32.Checksum([]byte(payload), castagnoli) != sum {
+		return "", binrec.ErrCorrupt
+	}
+	return payload, nil
+}
+
+// raw returns the whole record at off (length, checksum and payload), for
+// copying into the next index unchanged.
+func (ix *storedIndex) raw(off int64) string {
+	d := binrec.Decoder{S: ix.data[off:]}
+	n := d.Uint()
+	head := len(ix.data[off:]) - len(d.S)
+	return ix.data[off : off+int64(head)+4+int64(n)]
+}
+
+// find returns the offsets of the records whose key hashes like key.
+func find(table string, n int, key string) (first int, h uint64) {
+	h = keyHash(key)
+	at := func(i int) uint64 { return binary.LittleEndian.Uint64([]byte(table[i*tableEntry:])) }
+	return sort.Search(n, func(i int) bool { return at(i) >= h }), h
+}
+
+func tableAt(table string, i int) (uint64, int64) {
+	e := table[i*tableEntry:]
+	return binary.LittleEndian.Uint64([]byte(e[:8])), int64(binary.LittleEndian.Uint64([]byte(e[8:16])))
+}
+
+// lookup returns the record of the transcript at path and its offset, or
+// nil. A record that fails its checks counts as damaged and is not used.
+func (ix *storedIndex) lookup(path string) (*indexEntry, int64) {
+	i, h := find(ix.files, ix.nFiles, path)
+	for ; i < ix.nFiles; i++ {
+		kh, off := tableAt(ix.files, i)
+		if kh != h {
+			break
+		}
+		payload, err := ix.record(off)
+		if err != nil {
+			continue
+		}
+		p, ent, err := decodeEntry(payload)
+		if err != nil || p != path {
+			continue
+		}
+		return ent, off
+	}
+	return nil, -1
+}
+
+// history returns a session's entry in the stored history.
+func (ix *storedIndex) history(id string) (histEntry, bool) {
+	i, h := find(ix.hist, ix.nHist, id)
+	for ; i < ix.nHist; i++ {
+		kh, off := tableAt(ix.hist, i)
+		if kh != h {
+			break
+		}
+		payload, err := ix.record(off)
+		if err != nil {
+			continue
+		}
+		d := binrec.Decoder{S: payload}
+		k := d.String()
+		e := histEntry{LastAtMs: d.Int(), Last: d.String()}
+		if d.Err() != nil || d.Rest() != 0 || k != id {
+			continue
+		}
+		return e, true
+	}
+	return histEntry{}, false
+}
+
+// eachHistory calls fn for every stored history entry, for a rewrite.
+func (ix *storedIndex) eachHistory(fn func(id string, e histEntry)) {
+	for i := range ix.nHist {
+		_, off := tableAt(ix.hist, i)
+		payload, err := ix.record(off)
+		if err != nil {
+			continue
+		}
+		d := binrec.Decoder{S: payload}
+		k := d.String()
+		e := histEntry{LastAtMs: d.Int(), Last: d.String()}
+		if d.Err() == nil && d.Rest() == 0 {
+			fn(k, e)
+		}
+	}
+}
+
+// indexWriter writes the next index, record by record, to a temp file
+// beside it, so that a rewrite never holds the whole index in memory.
+type indexWriter struct {
+	path  string
+	f     *os.File
+	w     *bufio.Writer
+	off   int64
+	files []tableRow
+	hist  []tableRow
+	enc   binrec.Encoder
+	err   error
+}
+
+type tableRow struct {
+	hash uint64
+	off  int64
+}
+
+func newIndexWriter(path string) (*indexWriter, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	// A process that exits mid-listing (a picker left during a cold scan)
+	// may have left a temp file behind.
+	fsutil.RemoveStaleTemps(path, time.Minute)
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	w := &indexWriter{path: path, f: f, w: bufio.NewWriterSize(f, 256<<10)}
+	var e binrec.Encoder
+	e.B = append(e.B, indexMagic...)
+	e.Uint(indexFormat)
+	w.write(e.B)
+	return w, nil
+}
+
+func (w *indexWriter) write(b []byte) {
+	if w.err != nil {
+		return
+	}
+	n, err := w.w.Write(b)
+	w.off += int64(n)
+	w.err = err
+}
+
+func (w *indexWriter) writeString(s string) {
+	if w.err != nil {
+		return
+	}
+	n, err := w.w.WriteString(s)
+	w.off += int64(n)
+	w.err = err
+}
+
+// payload frames the encoder's bytes as a record and writes it.
+func (w *indexWriter) payload() int64 {
+	at := w.off
+	var head [binary.MaxVarintLen64 + 4]byte
+	n := binary.PutUvarint(head[:], uint64(len(w.enc.B)))
+	binary.LittleEndian.PutUint32(head[n:], crc32.Checksum(w.enc.B, castagnoli))
+	w.write(head[:n+4])
+	w.write(w.enc.B)
+	return at
+}
+
+// entry writes a transcript's record.
+func (w *indexWriter) entry(path string, ent *indexEntry) {
+	w.enc.B = w.enc.B[:0]
+	encodeEntry(&w.enc, path, ent)
+	w.files = append(w.files, tableRow{keyHash(path), w.payload()})
+}
+
+// copied writes a record of the old index unchanged.
+func (w *indexWriter) copied(path, raw string) {
+	w.files = append(w.files, tableRow{keyHash(path), w.off})
+	w.writeString(raw)
+}
+
+func (w *indexWriter) history(id string, e histEntry) {
+	w.enc.B = w.enc.B[:0]
+	w.enc.String(id)
+	w.enc.Int(e.LastAtMs)
+	w.enc.String(e.Last)
+	w.hist = append(w.hist, tableRow{keyHash(id), w.payload()})
+}
+
+// finish writes the history state, the tables and the trailer, and
+// renames the file into place.
+func (w *indexWriter) finish(state histFile) error {
+	w.enc.B = w.enc.B[:0]
+	w.enc.Uint(state.Ino)
+	w.enc.Int(state.Size)
+	w.enc.Int(state.Offset)
+	w.enc.Int(state.Guard.HeadLen)
+	w.enc.Uint(uint64(state.Guard.Head))
+	w.enc.Int(state.Guard.TailLen)
+	w.enc.Uint(uint64(state.Guard.Tail))
+	stateOff := w.payload()
+	crc := crc32.New(castagnoli)
+	var row [tableEntry]byte
+	table := func(rows []tableRow) int64 {
+		at := w.off
+		sort.Slice(rows, func(i, j int) bool { return rows[i].hash < rows[j].hash })
+		for _, r := range rows {
+			binary.LittleEndian.PutUint64(row[:8], r.hash)
+			binary.LittleEndian.PutUint64(row[8:], uint64(r.off))
+			crc.Write(row[:])
+			w.write(row[:])
+		}
+		return at
+	}
+	filesOff := table(w.files)
+	histOff := table(w.hist)
+	var t [5 * 8]byte
+	for k, v := range []uint64{uint64(filesOff), uint64(len(w.files)), uint64(histOff), uint64(len(w.hist)), uint64(stateOff)} {
+		binary.LittleEndian.PutUint64(t[8*k:], v)
+	}
+	crc.Write(t[:])
+	w.write(t[:])
+	var sum [4]byte
+	binary.LittleEndian.PutUint32(sum[:], crc.Sum32())
+	w.write(sum[:])
+	w.writeString(indexEndMagic)
+	if w.err == nil {
+		w.err = w.w.Flush()
+	}
+	if err := w.f.Chmod(fsutil.FilePerm); err != nil && w.err == nil {
+		w.err = err
+	}
+	if err := w.f.Close(); err != nil && w.err == nil {
+		w.err = err
+	}
+	if w.err == nil {
+		w.err = os.Rename(w.f.Name(), w.path)
+	}
+	if w.err != nil {
+		os.Remove(w.f.Name())
+	}
+	return w.err
+}
+
+// abandon removes the temp file.
+func (w *indexWriter) abandon() {
+	w.f.Close()
+	os.Remove(w.f.Name())
 }

@@ -2,15 +2,13 @@
 // a program of its own, not the test binary: go-fuzzyfinder changes how it
 // draws when it finds the testing package's flags.
 //
-// It shows five cached rows, replaces them with three fresh ones 300 ms
-// after they are drawn (with "shift": with the same five and a new one
-// second from the top; with "same": with the same five again), and writes
-// what Pick returned to the file named by its first argument.
+// It streams 400 rows into the picker as a listing would: ten at once,
+// then ten more every STEP. Row k reads "row<k> alpha" when k%50 == 7 and
+// "row<k> beta" otherwise. It writes what Pick returned to RESULT-FILE.
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -22,48 +20,44 @@ type item string
 
 func (i item) Row() string        { return string(i) }
 func (i item) Preview(int) string { return "preview of " + string(i) }
-func (i item) Key() string        { return string(i) }
 
-func rows(prefix string, n int) []picker.Item {
-	out := make([]picker.Item, n)
-	for i := range out {
-		out[i] = item(fmt.Sprintf("%s%d", prefix, i))
+func row(k int) picker.Item {
+	tag := "beta"
+	if k%50 == 7 {
+		tag = "alpha"
 	}
-	return out
+	return item(fmt.Sprintf("row%03d %s", k, tag))
 }
 
 func main() {
-	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: harness RESULT-FILE SETTLE [shift]")
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: harness RESULT-FILE STEP")
 		os.Exit(2)
 	}
-	cached, fresh := rows("cached", 5), rows("fresh", 3)
-	switch {
-	case len(os.Args) > 3 && os.Args[3] == "shift":
-		cached = rows("s", 5)
-		fresh = append([]picker.Item{cached[0], item("new")}, cached[1:]...)
-	case len(os.Args) > 3 && os.Args[3] == "same":
-		cached, fresh = rows("s", 5), rows("s", 5)
-	}
-	settle, err := time.ParseDuration(os.Args[2])
+	step, err := time.ParseDuration(os.Args[2])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	src := picker.NewSource()
-	src.Set(cached)
+	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		<-src.Drawn()
-		time.Sleep(300 * time.Millisecond)
-		src.Set(fresh)
+		for k := 0; k < 400; k += 10 {
+			for j := k; j < k+10; j++ {
+				src.Append(row(j))
+			}
+			select {
+			case <-time.After(step):
+			case <-ctx.Done():
+				return
+			}
+		}
+		src.End(nil)
 	}()
-	it, err := picker.Fuzzy{Settle: settle}.Pick(context.Background(), "harness", src)
-	var u *picker.Unsettled
+	it, err := picker.Fuzzy{}.Pick(context.Background(), "harness", src)
+	cancel()
 	result := fmt.Sprint("error: ", err)
-	switch {
-	case errors.As(err, &u):
-		result = "unsettled: " + u.Item.Row()
-	case err == nil:
+	if err == nil {
 		result = "picked: " + it.Row()
 	}
 	// Written whole, then renamed: the test reads it as soon as it exists.

@@ -1,0 +1,363 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/parallel"
+	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/registry"
+	"forgectl.dev/shared/snapstore"
+)
+
+// Options configures a listing.
+type Options struct {
+	Claude    paths.Claude
+	Snapshots snapstore.Store
+	// IndexPath is the index file; "" disables it (every file is read).
+	IndexPath string
+	// Workers bounds parallel transcript reads; 0 means GOMAXPROCS.
+	Workers int
+	// Home bounds the search for a repository: a .git at or above the home
+	// directory (a dotfiles repo) does not name the sessions below it.
+	Home string
+	// SkipTasks leaves task counts out (TasksSource ""), for a caller that
+	// reads them for one session later: the picker's preview.
+	SkipTasks bool
+}
+
+// Stats is what a listing did besides handing on sessions.
+type Stats struct {
+	Listed int // sessions handed on
+	// Scanned and Reused count transcripts read now and taken whole from
+	// the index.
+	Scanned, Reused int
+	// Problems are per-file failures (a transcript that cannot be opened, a
+	// corrupt registry file, a damaged index). They never fail the listing.
+	Problems []error
+}
+
+// ErrStop, returned by an emit function, ends the listing early; List then
+// returns no error.
+var ErrStop = errors.New("stop listing")
+
+// window bounds how far the workers may run ahead of the consumer: a slow
+// reader of `ls --json` (a pipe into less) holds at most this many rows.
+const window = 1024
+
+// List hands every session to emit, newest first, each as soon as it is
+// known. emit is called from one goroutine, in order; it may keep the
+// session. An error from emit ends the listing and is returned (ErrStop
+// ends it quietly). The index is brought up to date at the end, also when
+// the listing was stopped: a picker left early still leaves what it read.
+func List(parent context.Context, opt Options, emit func(*Session) error) (Stats, error) {
+	var st Stats
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+
+	// What every row is joined with is read while the tree is walked.
+	var ix *storedIndex
+	var hist *history
+	var ixErr, histErr error
+	var j joins
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		ix, ixErr = openIndex(opt.IndexPath)
+		hist, histErr = readHistory(opt.Claude.History(), ix)
+	})
+	wg.Go(func() { j = readJoins(opt) })
+	files, problems, err := walk(ctx, opt.Claude.Projects())
+	wg.Wait()
+	if err != nil {
+		return st, err
+	}
+	j.hist = hist
+	st.Problems = append(st.Problems, problems...)
+	st.Problems = append(st.Problems, j.problems...)
+	for _, e := range []error{ixErr, histErr} {
+		if e != nil {
+			st.Problems = append(st.Problems, e)
+		}
+	}
+
+	slots := make([]slot, len(files))
+	p := newPipe(len(files))
+	scanners := sync.Pool{New: func() any { return jsonl.NewScanner(nil, 0) }}
+	go func() {
+		parallel.For(ctx, len(files), opt.Workers, 1, func(k int) {
+			if !p.enter(k) {
+				return
+			}
+			sc := scanners.Get().(*jsonl.Scanner)
+			slots[k] = j.row(sc, &files[k], ix, opt.SkipTasks)
+			scanners.Put(sc)
+			p.finish(k)
+		})
+		p.close()
+	}()
+
+	var emitErr error
+	k := 0
+	for ; k < len(files); k++ {
+		if !p.await(k) {
+			break // cancelled
+		}
+		sl := &slots[k]
+		if sl.problem != nil {
+			st.Problems = append(st.Problems, sl.problem)
+		}
+		if sl.scanned {
+			st.Scanned++
+		} else if sl.sess != nil {
+			st.Reused++
+		}
+		if sl.sess == nil {
+			continue
+		}
+		s := sl.sess
+		sl.sess = nil // the consumer's now
+		st.Listed++
+		if emitErr = emit(s); emitErr != nil {
+			break
+		}
+	}
+	p.stop()
+	cancel()
+	p.wait()
+	if opt.IndexPath != "" {
+		if err := saveIndex(opt.IndexPath, files, slots, p.doneUpTo(), ix, hist, ixErr != nil); err != nil {
+			st.Problems = append(st.Problems, err)
+		}
+	}
+	if errors.Is(emitErr, ErrStop) {
+		emitErr = nil
+	}
+	if emitErr == nil && k < len(files) {
+		emitErr = parent.Err() // the pipe closes early only when cancelled
+	}
+	return st, emitErr
+}
+
+// slot is one transcript's outcome, made by a worker.
+type slot struct {
+	sess    *Session
+	ent     *indexEntry // the record to store, when it changed
+	raw     string      // the stored record, when it did not
+	scanned bool        // the transcript was read
+	stored  bool        // the index had a record for the path
+	problem error
+}
+
+// joins is what rows are joined with besides their transcript.
+type joins struct {
+	live     map[string]registry.Entry
+	snaps    map[string]*snapstore.Record
+	taskDirs map[string]bool
+	repos    *repoCache
+	hist     *history
+	claude   paths.Claude
+	problems []error
+}
+
+func readJoins(opt Options) joins {
+	j := joins{claude: opt.Claude, snaps: map[string]*snapstore.Record{},
+		repos: &repoCache{home: opt.Home, names: map[string]repoInfo{}}}
+	var rproblems []error
+	j.live, rproblems = liveSessions(opt.Claude.Registry())
+	j.problems = append(j.problems, rproblems...)
+	if opt.Snapshots.Dir != "" {
+		recs, sproblems := opt.Snapshots.All()
+		j.problems = append(j.problems, sproblems...)
+		for i := range recs {
+			j.snaps[recs[i].SessionID] = &recs[i]
+		}
+	}
+	if !opt.SkipTasks {
+		j.taskDirs = listDirs(opt.Claude.Tasks())
+	}
+	return j
+}
+
+// row summarises one transcript and makes its row.
+func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bool) slot {
+	var sl slot
+	old, off := ix.lookup(f.path)
+	sl.stored = old != nil
+	ent, scanned, err := summarise(sc, f, old)
+	sl.scanned = scanned
+	if err != nil {
+		sl.problem = err
+		return sl
+	}
+	ent, sl.problem = sidecar(f, ent)
+	s := build(f, ent)
+	if rec := j.snaps[s.ID]; rec != nil {
+		s.Snapshot = rec
+		if derivedName(s.NameSource) && rec.Name != "" {
+			s.Name, s.NameSource = rec.Name, "snapshot"
+		}
+	}
+	if !skipTasks {
+		var te *taskEntry
+		s.Tasks, s.TasksSource, te = countTasks(j.claude, j.taskDirs, ent.Tasks, s.ID, s.Snapshot)
+		if te != ent.Tasks {
+			if ent == old {
+				next := *old
+				ent = &next
+			}
+			ent.Tasks = te
+		}
+	}
+	if e, ok := j.live[s.ID]; ok {
+		s.Live, s.Pid, s.Tmux, s.Status, s.LiveState = true, e.Pid, e.Tmux, e.Status, registry.Check(e)
+		if derivedName(s.NameSource) && e.UserNamed() {
+			s.Name, s.NameSource = e.Name, "registry"
+		}
+	}
+	if h, ok := j.hist.get(s.ID); ok {
+		s.LastPromptAt = time.UnixMilli(h.LastAtMs).UTC()
+		if s.LastPrompt == "" {
+			s.LastPrompt = h.Last
+		}
+	}
+	s.Repo, s.CwdExists = j.repos.repo(s.Cwd)
+	sl.sess = &s
+	if ent == old {
+		sl.raw = ix.raw(off)
+	} else {
+		sl.ent = ent
+	}
+	return sl
+}
+
+// saveIndex rewrites the index when it would change: on a warm listing it
+// is read, never written. Slots past done were never reached (the listing
+// was stopped): their stored records are kept when still valid.
+func saveIndex(path string, files []fileRef, slots []slot, done int, ix *storedIndex, hist *history, damaged bool) error {
+	changed := damaged || hist.changed
+	stored := 0
+	for k := range files {
+		sl := &slots[k]
+		if k >= done {
+			if old, off := ix.lookup(files[k].path); old != nil {
+				if old.Ino == files[k].ino && old.Size == files[k].size && old.MtimeNs == files[k].mt {
+					sl.raw, sl.stored = ix.raw(off), true
+				} else {
+					changed = true // dropped: read whole next time
+				}
+			}
+		}
+		if sl.stored {
+			stored++
+		}
+		if sl.ent != nil || (sl.stored && sl.raw == "") {
+			changed = true
+		}
+	}
+	if !changed && stored == ix.nFiles {
+		return nil
+	}
+	w, err := newIndexWriter(path)
+	if err != nil {
+		return err
+	}
+	for k := range files {
+		switch sl := &slots[k]; {
+		case sl.ent != nil:
+			w.entry(files[k].path, sl.ent)
+		case sl.raw != "":
+			w.copied(files[k].path, sl.raw)
+		}
+	}
+	hist.write(w)
+	return w.finish(hist.file)
+}
+
+// pipe hands the workers' rows to the consumer in order, and keeps the
+// workers at most window rows ahead of it.
+type pipe struct {
+	mu          sync.Mutex
+	ready, room sync.Cond
+	done        []bool
+	waiting     int // the slot the consumer waits for
+	limit       int // workers may start slots below it
+	stopped     bool
+	closed      bool
+	finished    chan struct{}
+}
+
+func newPipe(n int) *pipe {
+	p := &pipe{done: make([]bool, n), limit: window, waiting: -1, finished: make(chan struct{})}
+	p.ready.L, p.room.L = &p.mu, &p.mu
+	return p
+}
+
+// enter waits until slot k is within the window; false means stop.
+func (p *pipe) enter(k int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k >= p.limit && !p.stopped {
+		p.room.Wait()
+	}
+	return !p.stopped
+}
+
+func (p *pipe) finish(k int) {
+	p.mu.Lock()
+	p.done[k] = true
+	if k == p.waiting {
+		p.ready.Signal()
+	}
+	p.mu.Unlock()
+}
+
+// close says no slot will be finished any more.
+func (p *pipe) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.ready.Broadcast()
+	p.mu.Unlock()
+	close(p.finished)
+}
+
+// await waits for slot k; false means it will never come.
+func (p *pipe) await(k int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k+window/2 > p.limit {
+		p.limit = k + window
+		p.room.Broadcast()
+	}
+	p.waiting = k
+	for !p.done[k] && !p.closed {
+		p.ready.Wait()
+	}
+	p.waiting = -1
+	return p.done[k]
+}
+
+// stop lets waiting workers go.
+func (p *pipe) stop() {
+	p.mu.Lock()
+	p.stopped = true
+	p.room.Broadcast()
+	p.mu.Unlock()
+}
+
+// wait waits for the workers to be done.
+func (p *pipe) wait() { <-p.finished }
+
+// doneUpTo is the first slot not finished: every slot before it was. A
+// slot after it may have been finished too, out of order.
+func (p *pipe) doneUpTo() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := 0
+	for k < len(p.done) && p.done[k] {
+		k++
+	}
+	return k
+}

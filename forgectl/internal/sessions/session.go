@@ -1,0 +1,116 @@
+// Package sessions lists the Claude Code sessions on this machine: every
+// transcript under projects/, summarised (through an index that reads only
+// appended bytes), joined with the live registry, the prompt history (when
+// each session was last prompted), the task lists and forgectl's snapshot
+// store. A session is a transcript: one that exists only in the history
+// cannot be resumed, so it is not listed.
+//
+// The listing streams: List stats every transcript, orders them newest
+// first, and hands each session on as soon as it is known, parsing the
+// newest first when they are not in the index. So the first screen of a
+// picker never waits for the oldest transcript, and a listing holds no
+// more than a window of sessions at a time.
+//
+// Claude Code stays the source of truth: everything here is re-derived from
+// its files on every listing, except what only the snapshot store still
+// holds once a session has exited (its /rename name and tasks).
+package sessions
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+
+	"forgectl.dev/shared/registry"
+	"forgectl.dev/shared/snapstore"
+	"forgectl.dev/shared/tasks"
+)
+
+// Session is one row of the listing.
+type Session struct {
+	ID          string
+	Name        string
+	NameSource  string // agent-name, custom-title, custom-title-file, ai-title, summary, registry, snapshot, or ""
+	FirstPrompt string
+	LastPrompt  string
+	// LastPromptAt is when the newest prompt was submitted, from the prompt
+	// history; zero when history has no line for the session.
+	LastPromptAt time.Time
+	Cwd          string
+	CwdExists    bool
+	Repo         string
+	Branch       string
+	LastActivity time.Time
+	Entrypoint   string
+	Version      string
+	Size         int64
+	Transcript   string
+	Messages     int
+	BrokenLines  int
+
+	Live      bool
+	Pid       int
+	Tmux      string
+	Status    string // the registry's status for a live session
+	LiveState registry.State
+
+	Tasks       tasks.Counts
+	TasksSource string // "live" (tasks/<id>/), "snapshot", "none", or "" when not counted
+
+	Hidden       bool
+	HiddenReason string // sidechain, print-mode (sdk-*), continued, team, empty
+
+	Snapshot *snapstore.Record
+}
+
+// sessionID is the id a transcript's file name carries.
+func sessionID(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ".jsonl")
+}
+
+// build makes the row of a transcript from its record.
+func build(f *fileRef, ent *indexEntry) Session {
+	sum := &ent.Sum
+	s := Session{
+		ID:           sessionID(f.path),
+		FirstPrompt:  sum.FirstPrompt,
+		LastPrompt:   sum.Latest(),
+		Cwd:          sum.ProjectCwd(),
+		Branch:       sum.GitBranch,
+		LastActivity: time.Unix(0, f.mt).UTC(),
+		Entrypoint:   sum.Entrypoint,
+		Version:      sum.Version,
+		Size:         f.size,
+		Transcript:   f.path,
+		Messages:     sum.Messages,
+		BrokenLines:  sum.BrokenLines,
+	}
+	s.Name, s.NameSource = sum.Name()
+	// Claude Code's precedence: an agent name, then the custom title from
+	// the transcript, else from the sidecar file, then the AI title.
+	if ent.Side.Title != "" && sum.AgentName == "" && sum.CustomTitle == "" {
+		s.Name, s.NameSource = ent.Side.Title, "custom-title-file"
+	}
+	if s.LastPrompt == "" {
+		s.LastPrompt = s.FirstPrompt
+	}
+	switch {
+	case sum.Sidechain:
+		s.Hidden, s.HiddenReason = true, "sidechain"
+	case strings.HasPrefix(sum.Entrypoint, "sdk-"):
+		s.Hidden, s.HiddenReason = true, "print-mode"
+	case sum.TeamName != "":
+		s.Hidden, s.HiddenReason = true, "team"
+	case sum.ContinuedIn != "":
+		s.Hidden, s.HiddenReason = true, "continued"
+	case sum.Messages == 0 && s.Name == "":
+		s.Hidden, s.HiddenReason = true, "empty"
+	}
+	return s
+}
+
+// derivedName reports a name no person gave (or none at all): a name the
+// user gave, kept by the registry or the snapshot store, takes its place.
+func derivedName(source string) bool {
+	return source == "" || source == "ai-title" || source == "summary"
+}

@@ -1,0 +1,116 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"forgectl.dev/shared/parallel"
+
+	"golang.org/x/sys/unix"
+)
+
+type fileRef struct {
+	path string
+	ino  uint64
+	size int64
+	mt   int64
+	// folder says the session has its own folder beside the transcript
+	// (subagents, tool results, the sidecar title of a /rename).
+	folder bool
+}
+
+// walk lists projects/*/*.jsonl with size, mtime and inode, newest first
+// (the order a listing hands sessions on in; ties by id, so that it is the
+// same every time).
+func walk(ctx context.Context, root string) ([]fileRef, []error, error) {
+	dirs, err := os.ReadDir(root)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	type out struct {
+		files   []fileRef
+		problem error
+	}
+	results := make([]out, len(dirs))
+	parallel.For(ctx, len(dirs), max(2, runtime.GOMAXPROCS(0)), 1, func(i int) {
+		if d := dirs[i]; d.IsDir() {
+			results[i].files, results[i].problem = statDir(filepath.Join(root, d.Name()))
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	n := 0
+	for _, r := range results {
+		n += len(r.files)
+	}
+	files := make([]fileRef, 0, n)
+	var problems []error
+	for _, r := range results {
+		files = append(files, r.files...)
+		if r.problem != nil {
+			problems = append(problems, r.problem)
+		}
+	}
+	sort.Slice(files, func(a, b int) bool {
+		fa, fb := &files[a], &files[b]
+		if fa.mt != fb.mt {
+			return fa.mt > fb.mt
+		}
+		return fa.path < fb.path
+	})
+	return files, problems, nil
+}
+
+// statDir lists dir's *.jsonl regular files with their size, mtime and
+// inode. It reads the directory unsorted and stats relative to its fd, as
+// find does, which matters at 10,000 files.
+func statDir(dir string) ([]fileRef, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	fd := int(f.Fd())
+	// A session's folder sits beside its transcript: the directory listing
+	// already says which exist, so only those are looked into for a
+	// sidecar title (see readSidecars).
+	var folders map[string]bool
+	for _, e := range ents {
+		if e.IsDir() {
+			if folders == nil {
+				folders = map[string]bool{}
+			}
+			folders[e.Name()] = true
+		}
+	}
+	var out []fileRef
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".jsonl") || e.IsDir() {
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			continue // removed since the listing: not a session any more
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue
+		}
+		out = append(out, fileRef{path: filepath.Join(dir, name), ino: uint64(st.Ino), size: st.Size, mt: unixMtimeNs(&st),
+			folder: folders[strings.TrimSuffix(name, ".jsonl")]})
+	}
+	return out, nil
+}

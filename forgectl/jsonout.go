@@ -1,0 +1,217 @@
+package main
+
+import (
+	"io"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/shared/tasks"
+)
+
+// sessionJSON is the stable `resume ls --json` record; its field table is
+// in lsHelp and the README, and fields are only ever added.
+type sessionJSON struct {
+	SessionID    string       `json:"session_id"`
+	Name         string       `json:"name"`
+	NameSource   string       `json:"name_source"`
+	Repo         string       `json:"repo"`
+	Branch       string       `json:"branch"`
+	Cwd          string       `json:"cwd"`
+	CwdExists    bool         `json:"cwd_exists"`
+	LastActivity string       `json:"last_activity"`
+	FirstPrompt  string       `json:"first_prompt"`
+	LastPrompt   string       `json:"last_prompt"`
+	LastPromptAt string       `json:"last_prompt_at"`
+	Live         bool         `json:"live"`
+	Pid          *int         `json:"pid"`
+	Status       string       `json:"status"`
+	Tmux         string       `json:"tmux"`
+	Tasks        tasks.Counts `json:"tasks"`
+	TasksSource  string       `json:"tasks_source"`
+	Entrypoint   string       `json:"entrypoint"`
+	Version      string       `json:"version"`
+	Hidden       bool         `json:"hidden"`
+	HiddenReason string       `json:"hidden_reason"`
+	SizeBytes    int64        `json:"size_bytes"`
+	Messages     int          `json:"messages"`
+	Transcript   string       `json:"transcript_path"`
+}
+
+func toJSON(s *sessions.Session) sessionJSON {
+	j := sessionJSON{
+		SessionID: s.ID, Name: s.Name, NameSource: s.NameSource, Repo: s.Repo, Branch: s.Branch,
+		Cwd: s.Cwd, CwdExists: s.CwdExists, LastActivity: s.LastActivity.UTC().Format(time.RFC3339),
+		FirstPrompt: s.FirstPrompt, LastPrompt: s.LastPrompt, Live: s.Live, Status: s.Status, Tmux: s.Tmux,
+		Tasks: s.Tasks, TasksSource: s.TasksSource, Entrypoint: s.Entrypoint, Version: s.Version,
+		Hidden: s.Hidden, HiddenReason: s.HiddenReason, SizeBytes: s.Size, Messages: s.Messages,
+		Transcript: s.Transcript,
+	}
+	if s.Live {
+		pid := s.Pid
+		j.Pid = &pid
+	}
+	if !s.LastPromptAt.IsZero() {
+		j.LastPromptAt = s.LastPromptAt.UTC().Format(time.RFC3339)
+	}
+	return j
+}
+
+// jsonArray writes the `ls --json` array as a listing streams, one compact
+// object per line. It is hand-encoded because reflection-based encoding
+// (and its indent pass) cost more than the whole warm listing of 10,000
+// sessions; a test holds every row byte-identical to encoding/json's
+// output.
+type jsonArray struct {
+	w   io.Writer
+	buf []byte
+	n   int
+	err error
+}
+
+func newJSONArray(w io.Writer) *jsonArray {
+	return &jsonArray{w: w, buf: make([]byte, 0, 64<<10)}
+}
+
+func (a *jsonArray) add(s *sessions.Session) {
+	if a.n == 0 {
+		a.buf = append(a.buf, "[\n  "...)
+	} else {
+		a.buf = append(a.buf, ",\n  "...)
+	}
+	a.n++
+	a.buf = appendSession(a.buf, toJSON(s))
+	if len(a.buf) > 48<<10 {
+		a.flush()
+	}
+}
+
+func (a *jsonArray) flush() {
+	if a.err == nil {
+		_, a.err = a.w.Write(a.buf)
+	}
+	a.buf = a.buf[:0]
+}
+
+// close ends the array: "[]" when nothing was added.
+func (a *jsonArray) close() error {
+	if a.n == 0 {
+		a.buf = append(a.buf, "[]\n"...)
+	} else {
+		a.buf = append(a.buf, "\n]\n"...)
+	}
+	a.flush()
+	return a.err
+}
+
+func appendSession(b []byte, j sessionJSON) []byte {
+	b = append(b, `{"session_id":`...)
+	b = appendString(b, j.SessionID)
+	b = appendField(b, "name", j.Name)
+	b = appendField(b, "name_source", j.NameSource)
+	b = appendField(b, "repo", j.Repo)
+	b = appendField(b, "branch", j.Branch)
+	b = appendField(b, "cwd", j.Cwd)
+	b = append(b, `,"cwd_exists":`...)
+	b = strconv.AppendBool(b, j.CwdExists)
+	b = appendField(b, "last_activity", j.LastActivity)
+	b = appendField(b, "first_prompt", j.FirstPrompt)
+	b = appendField(b, "last_prompt", j.LastPrompt)
+	b = appendField(b, "last_prompt_at", j.LastPromptAt)
+	b = append(b, `,"live":`...)
+	b = strconv.AppendBool(b, j.Live)
+	b = append(b, `,"pid":`...)
+	if j.Pid == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, int64(*j.Pid), 10)
+	}
+	b = appendField(b, "status", j.Status)
+	b = appendField(b, "tmux", j.Tmux)
+	b = append(b, `,"tasks":{"pending":`...)
+	b = strconv.AppendInt(b, int64(j.Tasks.Pending), 10)
+	b = append(b, `,"in_progress":`...)
+	b = strconv.AppendInt(b, int64(j.Tasks.InProgress), 10)
+	b = append(b, `,"completed":`...)
+	b = strconv.AppendInt(b, int64(j.Tasks.Completed), 10)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, int64(j.Tasks.Total), 10)
+	b = append(b, '}')
+	b = appendField(b, "tasks_source", j.TasksSource)
+	b = appendField(b, "entrypoint", j.Entrypoint)
+	b = appendField(b, "version", j.Version)
+	b = append(b, `,"hidden":`...)
+	b = strconv.AppendBool(b, j.Hidden)
+	b = appendField(b, "hidden_reason", j.HiddenReason)
+	b = append(b, `,"size_bytes":`...)
+	b = strconv.AppendInt(b, j.SizeBytes, 10)
+	b = append(b, `,"messages":`...)
+	b = strconv.AppendInt(b, int64(j.Messages), 10)
+	b = appendField(b, "transcript_path", j.Transcript)
+	return append(b, '}')
+}
+
+func appendField(b []byte, key, v string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	return appendString(b, v)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString encodes s exactly as encoding/json does with HTML escaping
+// off: short escapes for \b \f \n \r \t, \u00XX for other control bytes,
+// U+FFFD for invalid UTF-8, and \u2028/\u2029 escaped for JavaScript.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"forgectl.dev/forgectl/internal/sessions"
+)
+
+// age renders a time as "5m ago", compact enough for a table column.
+func age(now, t time.Time) string { return string(appendAge(nil, now, t)) }
+
+func appendAge(b []byte, now, t time.Time) []byte {
+	d := now.Sub(t)
+	var n int64
+	var unit string
+	switch {
+	case d < 0:
+		return append(b, "just now"...)
+	case d < time.Minute:
+		n, unit = int64(d/time.Second), "s ago"
+	case d < time.Hour:
+		n, unit = int64(d/time.Minute), "m ago"
+	case d < 48*time.Hour:
+		n, unit = int64(d/time.Hour), "h ago"
+	default:
+		n, unit = int64(d/(24*time.Hour)), "d ago"
+	}
+	return append(strconv.AppendInt(b, n, 10), unit...)
+}
+
+func title(s *sessions.Session) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	if s.LastPrompt != "" {
+		return "“" + s.LastPrompt + "”"
+	}
+	return "(no prompt)"
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	// Cut at the byte offset of rune n-1 without converting to []rune.
+	i, k := 0, 0
+	for k < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		k++
+	}
+	return s[:i] + "…"
+}
+
+// clean keeps control characters from a transcript out of the terminal.
+func clean(s string) string {
+	if !hasControl(s) {
+		return s // the common case, without an allocation
+	}
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f {
+			return true
+		}
+		if c >= 0x80 {
+			// C1 controls are U+0080–U+009F, encoded as 0xC2 0x80–0x9F.
+			if c == 0xc2 && i+1 < len(s) && s[i+1] < 0xa0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pad right-pads s with spaces to n runes.
+func pad(b []byte, s string, n int) []byte {
+	b = append(b, s...)
+	for k := utf8.RuneCountInString(s); k < n; k++ {
+		b = append(b, ' ')
+	}
+	return b
+}
