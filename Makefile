@@ -9,7 +9,7 @@ BIN := $(CURDIR)/bin
 DEMO := $(CURDIR)/.demo
 GOFLAGS_TEST ?= -race -count=1
 
-.PHONY: all build demo test vet fmt-check gowork-off unit bench contract clean
+.PHONY: all build demo test vet fmt-check gowork-off unit fuzz-brief fuzz bench bench-100k contract clean
 
 all: build
 
@@ -44,7 +44,7 @@ demo: build
 
 # Every test: formatting, vet, the race-enabled suites of every module, and
 # every module built on its own (GOWORK=off) as a release would be.
-test: fmt-check vet gowork-off unit
+test: fmt-check vet gowork-off unit fuzz-brief
 
 fmt-check:
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -63,9 +63,26 @@ unit:
 		echo "== $$m"; (cd $$m && go test $(GOFLAGS_TEST) ./...) || fail=1; \
 	done; exit $$fail
 
+# Fuzz targets for every on-disk cache's decoder, as module:package:Target.
+# make test runs each briefly (their seed corpora also run in unit); make
+# fuzz runs each for FUZZTIME.
+FUZZ_TARGETS := forgectl:./internal/sessions/:FuzzIndex
+FUZZTIME ?= 60s
+
+fuzz-brief:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=5s
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		m=$${t%%:*}; rest=$${t#*:}; pkg=$${rest%%:*}; name=$${rest#*:}; \
+		echo "== fuzz $$m $$pkg $$name ($(FUZZTIME))"; \
+		(cd $$m && go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg) || exit 1; \
+	done
+
 # Speed and memory targets, as ratios against baselines measured in the same
 # run (never timed assertions in tests). The 10,000-session home is generated
-# once into .bench/ (about 1.5 GB) and reused.
+# once into .bench/ (about 1.5 GB) and reused; bench-100k generates the
+# 100,000-session one (about 8 GB), measures it, and deletes it.
 bench: build
 	@mkdir -p .bench
 	@echo "== resume ls and the picker (tools/benchls)"
@@ -73,6 +90,10 @@ bench: build
 	@echo
 	@echo "== the Stop-hook snapshot (tools/benchsnap)"
 	@(cd tools && go run ./benchsnap -n 200 -forgectl $(BIN)/forgectl)
+
+bench-100k: build
+	@mkdir -p .bench
+	@(cd tools && go run ./benchls -bin $(BIN) -work $(CURDIR)/.bench -sessions 100000 -runs 3 -remove-home)
 
 # Contract tests against the real Claude Code: pinned CLIs from the npm
 # registry into ~/.cache/forgectl-contract (outside the repo), run offline in
