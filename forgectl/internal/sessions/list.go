@@ -102,7 +102,7 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 	var emitErr error
 	k := 0
 	for ; k < len(files); k++ {
-		if !p.await(k) {
+		if parent.Err() != nil || !p.await(k) {
 			break // cancelled
 		}
 		sl := &slots[k]
