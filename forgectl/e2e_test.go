@@ -489,3 +489,159 @@ func TestE2EOutcomesAndExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// bulkSessions writes n sessions older than the demo ones whose
+// transcripts hold size bytes of short replies each, named "Bulk work NN"
+// at their end: a listing without an index reads every byte to name them,
+// so filling the picker visibly takes a while.
+func (e *e2e) bulkSessions(n, size int) {
+	e.t.Helper()
+	repo := e.repo("bulk")
+	for k := range n {
+		id := fmt.Sprintf("b0000000-0000-4000-8000-%012d", k)
+		e.session(id, repo, "main", "bulk prompt", "", 0)
+		matches, _ := filepath.Glob(filepath.Join(e.claude, "projects", "*", id+".jsonl"))
+		f, err := os.OpenFile(matches[0], os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		reply := fmt.Sprintf(`{"parentUuid":"p","isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]},"uuid":"u","cwd":%q,"sessionId":%q}`+"\n", repo, id)
+		for written := 0; written < size; written += len(reply) {
+			w.WriteString(reply)
+		}
+		fmt.Fprintf(w, `{"type":"custom-title","customTitle":"Bulk work %02d","sessionId":%q}`+"\n", k, id)
+		if err := w.Flush(); err != nil {
+			e.t.Fatal(err)
+		}
+		f.Close()
+		mt := time.Now().Add(-24*time.Hour - time.Duration(k)*time.Minute)
+		os.Chtimes(matches[0], mt, mt)
+	}
+}
+
+// pickerCounts reads the finder's "matched/total" line.
+func pickerCounts(screen string) (matched, total int) {
+	for _, l := range strings.Split(screen, "\n") {
+		if _, err := fmt.Sscanf(strings.TrimSpace(l), "%d/%d", &matched, &total); err == nil {
+			return matched, total
+		}
+	}
+	return -1, -1
+}
+
+// pickerCursor is the picker row under the cursor ("> " marks it).
+func pickerCursor(screen string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, "> ") {
+			return strings.TrimSpace(strings.SplitN(l[2:], "│", 2)[0])
+		}
+	}
+	return ""
+}
+
+// A first run (no index) on a home whose listing takes a while: rows
+// appear before the listing ends, arriving rows never move the cursor off
+// its session (with and without a query typed), and Enter during the fill
+// resumes exactly the highlighted session.
+func TestE2EPickerFillsAsTheListingStreams(t *testing.T) {
+	e := newE2E(t)
+	_, web := demoSessions(e.testHome)
+	// No more than a screen of them: new matches ranking above the
+	// cursor's row push it down the list, and go-fuzzyfinder keeps the
+	// cursor on its row but does not scroll to it (it is chosen all the
+	// same; the preview still shows it).
+	const bulk = 24
+	e.bulkSessions(bulk, 10<<20)
+	// One core, as on a loaded machine: the fill takes over a second.
+	e.env = append(e.env, "GOMAXPROCS=1")
+	index := filepath.Join(e.fc, "cache", "transcripts.idx")
+	all := bulk + 3
+	// The next picker starts as this one exits: make it a first run again
+	// once this one's listing has written its index.
+	coldNext := func() {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if err := os.Remove(index); err == nil {
+				return
+			} else if time.Now().After(deadline) {
+				t.Fatalf("the listing wrote no index: %v", err)
+			}
+		}
+	}
+
+	// watch samples the screen until every row is in, failing if the
+	// cursor ever leaves the row that has want in it; it returns how many
+	// screens it saw with rows still to come.
+	watch := func(tm *tmuxServer, want string) int {
+		t.Helper()
+		partial := 0
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			screen := tm.screen()
+			_, total := pickerCounts(screen)
+			if total < 0 {
+				continue
+			}
+			if got := pickerCursor(screen); !strings.Contains(got, want) {
+				t.Fatalf("with %d of %d rows in, the cursor is on %q, not the row of %q:\n%s", total, all, got, want, screen)
+			}
+			if total == all {
+				return partial
+			}
+			partial++
+		}
+		t.Fatalf("the picker never held all %d rows", all)
+		return 0
+	}
+
+	// Without a query: the cursor moved up two rows stays there.
+	tm := newTmux(t)
+	e.startPickers(tm, 3)
+	screen := tm.waitFor("the first rows", func(s string) bool { return strings.Contains(s, "Login bugfix work") })
+	if _, total := pickerCounts(screen); total >= all {
+		t.Fatalf("the first rows came only after the whole listing (%d rows):\n%s", total, screen)
+	}
+	tm.run("send-keys", "-t", "t", "Up", "Up")
+	tm.waitFor("the cursor on the third row", func(s string) bool { return strings.Contains(pickerCursor(s), "dark mode please") })
+	if partial := watch(tm, "dark mode please"); partial == 0 {
+		t.Fatal("no screen showed the picker while it filled")
+	}
+	coldNext()
+	tm.run("send-keys", "-t", "t", "Escape")
+	e.waitExits(t, 1)
+
+	// With a query typed: later matches may rank above; the cursor stays.
+	tm.waitFor("the second picker", func(s string) bool { return strings.Contains(s, "Login bugfix work") })
+	// "work" is in "Login bugfix work" and in every "Bulk work NN", and
+	// go-fuzzyfinder ranks equal scores later rows first: rows arriving
+	// after the query rank above the cursor's.
+	tm.run("send-keys", "-t", "t", "-l", "work")
+	screen = tm.waitFor("the query's matches", func(s string) bool {
+		m, total := pickerCounts(s)
+		return m >= 0 && m < total && strings.Contains(pickerCursor(s), "work")
+	})
+	if _, total := pickerCounts(screen); total >= all {
+		t.Fatalf("the listing was done before the query was typed:\n%s", screen)
+	}
+	watch(tm, pickerCursor(screen))
+	if screen := tm.screen(); !strings.Contains(screen, "Bulk work 23") {
+		t.Fatalf("the later matches are not listed:\n%s", screen)
+	}
+	coldNext()
+	tm.run("send-keys", "-t", "t", "Escape")
+	e.waitExits(t, 2)
+
+	// Enter during the fill.
+	screen = tm.waitFor("the third picker", func(s string) bool { return strings.Contains(s, "Login bugfix work") })
+	tm.run("send-keys", "-t", "t", "Up", "Up")
+	screen = tm.waitFor("the cursor on the third row", func(s string) bool { return strings.Contains(pickerCursor(s), "dark mode please") })
+	if _, total := pickerCounts(screen); total >= all {
+		t.Fatalf("the listing was done before Enter:\n%s", screen)
+	}
+	tm.run("send-keys", "-t", "t", "Enter")
+	r := e.waitRecord(t)
+	if r.Cwd != web || strings.Join(r.Args, " ") != "--resume "+idWeb {
+		t.Fatalf("picked and exec'd: %+v", r)
+	}
+	stopProcess(t, r.Pid)
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	fuzzyfinder "github.com/ktr0731/go-fuzzyfinder"
 )
@@ -39,6 +40,15 @@ type Item interface {
 // the cursor on its first "preselected" row, and the Source preselects
 // the row under the cursor at the last draw, for the one filter that
 // follows a reload. Keys typed after that rank as usual.
+//
+// Between a reload and its filter the finder's state holds every row
+// unfiltered, and a screen drawn then would name the wrong row as the
+// cursor's. The finder's own draw of the last reload is such a screen
+// when it runs late, so a reload waits for it (see reloadLock.Lock).
+//
+// When more new matches than fit on screen rank above the cursor's row,
+// go-fuzzyfinder keeps the cursor on the row but does not scroll to it: it
+// is still the one Enter chooses and the preview shows.
 type Source struct {
 	pendMu  sync.Mutex
 	pending []Item
@@ -54,6 +64,9 @@ type Source struct {
 	state   []Item // what the finder loaded last: its indexes refer to it
 	cursor  int    // the row under the cursor at the last draw, -1 for none
 	armed   bool   // a reload happened since that draw
+	// undrawn is closed by the first draw after a reload; nil when there
+	// was none since.
+	undrawn chan struct{}
 
 	errMu  sync.Mutex
 	cancel context.CancelFunc
@@ -123,8 +136,21 @@ func (s *Source) failed() error {
 // the finder now holds.
 type reloadLock struct{ s *Source }
 
+// reloadDrawWait bounds how long a reload waits for the last one's screen:
+// past the finder's end nothing draws any more.
+const reloadDrawWait = 200 * time.Millisecond
+
 func (l reloadLock) Lock() {
 	s := l.s
+	s.shownMu.Lock()
+	undrawn := s.undrawn
+	s.shownMu.Unlock()
+	if undrawn != nil {
+		select {
+		case <-undrawn:
+		case <-time.After(reloadDrawWait):
+		}
+	}
 	s.mu.Lock()
 	s.pendMu.Lock()
 	s.items = append(s.items, s.pending...)
@@ -138,6 +164,9 @@ func (l reloadLock) Unlock() {
 	if len(s.state) != len(s.items) {
 		s.state = s.items
 		s.armed = true
+		if s.undrawn == nil {
+			s.undrawn = make(chan struct{})
+		}
 	}
 	s.shownMu.Unlock()
 	s.mu.Unlock()
@@ -159,6 +188,10 @@ func (s *Source) preselected(i int) bool {
 func (s *Source) preview(i, width int) string {
 	s.shownMu.Lock()
 	s.cursor, s.armed = i, false
+	if s.undrawn != nil {
+		close(s.undrawn)
+		s.undrawn = nil
+	}
 	var it Item
 	if i >= 0 && i < len(s.state) {
 		it = s.state[i]
