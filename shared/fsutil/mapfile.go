@@ -41,3 +41,16 @@ func MapFile(path string) (string, error) {
 	}
 	return unsafe.String(&b[0], len(b)), nil
 }
+
+// ReleaseMapped tells the kernel that the pages of a mapping made by
+// MapFile are not needed now. They leave the process's resident set; a
+// later read of any of them maps it again from the page cache, with the
+// same bytes (the file is never written in place). A listing that reads
+// every record of a large index once releases the pages it has passed, so
+// its peak memory does not grow with the index.
+func ReleaseMapped(data string) {
+	if len(data) == 0 {
+		return
+	}
+	unix.Madvise(unsafe.Slice(unsafe.StringData(data), len(data)), unix.MADV_DONTNEED)
+}

@@ -71,7 +71,7 @@ func (b *bench) all(ctx context.Context) error {
 		return err
 	}
 	projects := filepath.Join(b.home, ".claude", "projects")
-	fc := filepath.Join(b.work, "forgectl-config")
+	fc := filepath.Join(b.work, fmt.Sprintf("forgectl-config-%d", b.sessions))
 	index := filepath.Join(fc, "cache", "transcripts.idx")
 	noIndex := func() error { return removeIfExists(index) }
 	env := []string{"HOME=" + b.home, "CLAUDE_CONFIG_DIR=", "FORGECTL_CONFIG_DIR=" + fc}

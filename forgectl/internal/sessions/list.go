@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/parallel"
 	"forgectl.dev/shared/paths"
@@ -47,6 +48,11 @@ var ErrStop = errors.New("stop listing")
 // window bounds how far the workers may run ahead of the consumer: a slow
 // reader of `ls --json` (a pipe into less) holds at most this many rows.
 const window = 1024
+
+// releaseEvery is how many rows pass between releases of the index's pages
+// (see fsutil.ReleaseMapped): records are looked up about in the order they
+// were written, so those released are mostly behind the listing.
+const releaseEvery = 4096
 
 // List hands every session to emit, newest first, each as soon as it is
 // known. emit is called from one goroutine, in order; it may keep the
@@ -120,6 +126,9 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 		s := sl.sess
 		sl.sess = nil // the consumer's now
 		st.Listed++
+		if st.Listed%releaseEvery == 0 {
+			fsutil.ReleaseMapped(ix.data)
+		}
 		if emitErr = emit(s); emitErr != nil {
 			break
 		}
