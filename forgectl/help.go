@@ -30,13 +30,13 @@ stdout means no match, exit 0 means it resumed.
 
 THE PICKER
   Newest first; type to filter every session at once, Enter resumes the row
-  under the cursor, Esc or Ctrl-C leaves (exit 130). It opens over the rows
-  it showed last time (a cache beside the transcript index), lists afresh
-  meanwhile and swaps the fresh rows in a moment later; whatever row is
-  chosen, the fresh listing decides what happens to it. If the swap changed
-  any row less than 0.3 s before Enter, the session is named and only "y"
-  resumes it (anything else, or Ctrl-C, leaves with exit 130; keys typed
-  ahead are thrown away first).
+  under the cursor, Esc or Ctrl-C leaves (exit 130). It opens at once and
+  rows arrive as the listing finds them, newest first (a first run reads the
+  newest transcripts first); rows are only ever added below, so the cursor
+  stays on its session while they come, with or without a query typed.
+  Enter during the fill resumes the highlighted session, once the registry
+  and the disk are checked again: a session that started running since is
+  refused (exit 2), one whose transcript is gone is an error (exit 1).
 
 FLAGS
   --dry-run   print the resolved session, cwd, argv, added environment and
@@ -67,13 +67,17 @@ forgectl resume ls — list Claude Code sessions without acting
 USAGE
   forgectl resume ls [--json] [--all] [--verbose] [FILTER]
 
-Newest first. FILTER narrows the list with the same rules as resume. Counts go
-to stderr, so stdout is safe to pipe.
+Newest first, printed as the listing finds them (with a FILTER, once the
+listing is done: which rule matched is known only then). FILTER narrows the
+list with the same rules as resume. Counts go to stderr, so stdout is safe to
+pipe.
 
 TABLE COLUMNS
   SESSION   full session id         TASKS   completed/total ("-": none)
   ACTIVITY  last write, relative     LIVE    live:<pid> when running
   REPO, BRANCH, NAME / LAST PROMPT
+  Column widths come from the first 200 rows; a longer repo, branch or name
+  further down is cut to fit (with …). Ids are never cut.
 
 JSON (--json): an array ([] when empty) of objects with these fields
   session_id       string   Claude Code's session id (what --resume takes)
