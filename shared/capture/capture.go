@@ -19,9 +19,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"forgectl.dev/shared/parallel"
 
 	"golang.org/x/sys/unix"
 
@@ -227,7 +227,9 @@ func (c Capturer) Run(ctx context.Context, h Hook) Result {
 			full = append(full, i)
 		}
 	}
-	parallel(ctx, len(full), func(k int) { i := full[k]; outs[i] = c.full(targets[i], outs[i]) })
+	// Captures of different sessions take different locks and mostly wait
+	// on the file system: at least two at a time, even on one core.
+	parallel.For(ctx, len(full), max(2, runtime.GOMAXPROCS(0)), 1, func(k int) { i := full[k]; outs[i] = c.full(targets[i], outs[i]) })
 	fresh := map[string]cacheEntry{}
 	wrote := false
 	for i, o := range outs {
@@ -333,30 +335,6 @@ func (c Capturer) full(t target, look outcome) (o outcome) {
 			Pid: t.pid, ProcStart: t.procStart, ListID: t.listID, Transcript: rec.Transcript}
 	}
 	return o
-}
-
-// parallel runs f over 0..n-1 on a few goroutines: captures of different
-// sessions take different locks and mostly wait on the file system.
-func parallel(ctx context.Context, n int, f func(i int)) {
-	if n == 1 && ctx.Err() == nil {
-		f(0)
-		return
-	}
-	workers := min(n, max(2, runtime.GOMAXPROCS(0)))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // fill completes a with what b knows and a does not. The hook's facts come
