@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,7 +12,7 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/picker"
-	"forgectl.dev/shared/proc"
+	"forgectl.dev/shared/cchome"
 )
 
 // testHome is a temporary HOME with a Claude Code tree and forgectl's
@@ -24,6 +23,7 @@ type testHome struct {
 	claude string
 	fc     string
 	bin    string // a fake claude on PATH
+	cc     *cchome.Home
 	stdin  string // what the next run reads on stdin
 }
 
@@ -31,6 +31,7 @@ func newHome(t *testing.T) *testHome {
 	t.Helper()
 	h := &testHome{t: t, home: t.TempDir()}
 	h.claude = filepath.Join(h.home, ".claude")
+	h.cc = cchome.New(t, h.claude)
 	h.fc = filepath.Join(h.home, ".config", "forgectl")
 	h.bin = filepath.Join(h.home, "bin", "claude")
 	os.MkdirAll(filepath.Dir(h.bin), 0o755)
@@ -47,50 +48,24 @@ func (h *testHome) repo(name string) string {
 // session writes a transcript the way Claude Code does, with mtime at age ago.
 func (h *testHome) session(id, cwd, branch, prompt, title string, age time.Duration) {
 	h.t.Helper()
-	enc := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '-'
-	}, cwd)
-	dir := filepath.Join(h.claude, "projects", enc)
-	os.MkdirAll(dir, 0o700)
-	var b strings.Builder
-	msg, _ := json.Marshal(prompt)
-	fmt.Fprintf(&b, `{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":%s},"uuid":"u1","timestamp":"2026-11-29T10:00:00Z","entrypoint":"cli","cwd":%q,"sessionId":%q,"version":"2.1.332","gitBranch":%q}`+"\n", msg, cwd, id, branch)
+	lines := []string{cchome.Prompt(cwd, id, branch, "cli", prompt)}
 	if title != "" {
-		fmt.Fprintf(&b, `{"type":"custom-title","customTitle":%q,"sessionId":%q}`+"\n", title, id)
+		lines = append(lines, cchome.Title(id, title))
 	}
-	p := filepath.Join(dir, id+".jsonl")
-	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
-		h.t.Fatal(err)
-	}
-	mt := time.Now().Add(-age)
-	os.Chtimes(p, mt, mt)
+	h.cc.Transcript(cwd, id, time.Now().Add(-age), lines...)
 }
 
 // live starts a real process and registers it for the session with its
 // real start time, as Claude Code would.
 func (h *testHome) live(id string) int {
 	h.t.Helper()
-	cmd := exec.Command("sleep", "120")
-	if err := cmd.Start(); err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	st, err := proc.StartTime(cmd.Process.Pid)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.register(cmd.Process.Pid, id, st)
-	return cmd.Process.Pid
+	return h.cc.Live(id, map[string]any{"cwd": "/x", "tmux": "cc:@0.%3"}).Process.Pid
 }
 
+// register registers pid for the session with the given start time (a
+// wrong one makes a stale registry file).
 func (h *testHome) register(pid int, id, procStart string) {
-	dir := filepath.Join(h.claude, "sessions")
-	os.MkdirAll(dir, 0o700)
-	body := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":"/x","procStart":%q,"version":"2.1.332","status":"idle","tmux":"cc:@0.%%3"}`, pid, id, procStart)
-	os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.json", pid)), []byte(body), 0o644)
+	h.cc.Register(pid, id, map[string]any{"cwd": "/x", "tmux": "cc:@0.%3", "procStart": procStart})
 }
 
 func (h *testHome) config(body string) {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"forgectl.dev/shared/proc"
+	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/snapstore"
 	"forgectl.dev/shared/tasks"
 	"github.com/google/go-cmp/cmp"
@@ -123,16 +123,9 @@ func (w *world) run(stdin any, args ...string) result {
 // the way Claude Code 2.1.332 does, with the process's real start time.
 func (w *world) session(id string, fields map[string]any, env ...string) int {
 	w.t.Helper()
-	cmd := exec.Command("sleep", "300")
-	cmd.Env = append(os.Environ(), env...)
-	if err := cmd.Start(); err != nil {
-		w.t.Fatal(err)
-	}
-	w.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	pid := cmd.Process.Pid
-	w.procs[pid] = cmd
-	w.register(pid, id, fields)
-	return pid
+	cmd := cchome.New(w.t, w.claude).Live(id, fields, env...)
+	w.procs[cmd.Process.Pid] = cmd
+	return cmd.Process.Pid
 }
 
 // end stops a session's process and reaps it (a zombie still answers
@@ -146,17 +139,7 @@ func (w *world) end(pid int) {
 
 func (w *world) register(pid int, id string, fields map[string]any) {
 	w.t.Helper()
-	st, _ := proc.StartTime(pid)
-	e := map[string]any{"pid": pid, "sessionId": id, "cwd": "/home/alice/src/demo-repo", "startedAt": time.Now().UnixMilli(),
-		"procStart": st, "version": "2.1.332", "peerProtocol": 1, "kind": "interactive", "entrypoint": "cli",
-		"name": "demo-repo-b2", "nameSource": "derived", "status": "idle", "updatedAt": time.Now().UnixMilli()}
-	for k, v := range fields {
-		e[k] = v
-	}
-	b, _ := json.Marshal(e)
-	if err := os.WriteFile(filepath.Join(w.claude, "sessions", fmt.Sprintf("%d.json", pid)), b, 0o644); err != nil {
-		w.t.Fatal(err)
-	}
+	cchome.New(w.t, w.claude).Register(pid, id, fields)
 }
 
 func taskJSON(id, status string) []byte {

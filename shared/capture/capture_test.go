@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/registry"
@@ -28,13 +28,8 @@ type home struct {
 func newHome(t *testing.T) home {
 	t.Helper()
 	root := t.TempDir()
-	h := home{t: t, claude: paths.Claude{Root: filepath.Join(root, ".claude")}, store: snapstore.Store{Dir: filepath.Join(root, "forgectl", "resume-sessions")}}
-	for _, d := range []string{h.claude.Registry(), h.claude.Tasks(), h.claude.Projects()} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return h
+	cc := cchome.New(t, filepath.Join(root, ".claude"))
+	return home{t: t, claude: cc.Claude, store: snapstore.Store{Dir: filepath.Join(root, "forgectl", "resume-sessions")}}
 }
 
 func (h home) capturer(env map[string]string) Capturer {
@@ -43,46 +38,15 @@ func (h home) capturer(env map[string]string) Capturer {
 
 // child starts a real process standing in for claude; env is added to its
 // environment.
-func child(t *testing.T, env ...string) int {
-	t.Helper()
-	cmd := exec.Command("sleep", "300")
-	cmd.Env = append(os.Environ(), env...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd.Process.Pid
-}
+func child(t *testing.T, env ...string) int { return cchome.Process(t, env...).Process.Pid }
 
-func deadPid(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
-}
+func deadPid(t *testing.T) int { return cchome.DeadPid(t) }
 
 // register writes a registry file the way Claude Code 2.1.332 does, with the
 // process's real start time unless procStart is given.
 func (h home) register(pid int, id string, fields map[string]any) {
 	h.t.Helper()
-	e := map[string]any{"pid": pid, "sessionId": id, "cwd": "/home/alice/src/demo-repo", "startedAt": time.Now().UnixMilli(),
-		"version": "2.1.332", "kind": "interactive", "entrypoint": "cli", "name": "demo-repo-b2", "nameSource": "derived", "status": "idle"}
-	if st, err := proc.StartTime(pid); err == nil {
-		e["procStart"] = st
-	}
-	for k, v := range fields {
-		if v == nil {
-			delete(e, k)
-			continue
-		}
-		e[k] = v
-	}
-	b, _ := json.Marshal(e)
-	if err := os.WriteFile(filepath.Join(h.claude.Registry(), fmt.Sprintf("%d.json", pid)), b, 0o644); err != nil {
-		h.t.Fatal(err)
-	}
+	cchome.New(h.t, h.claude.Root).Register(pid, id, fields)
 }
 
 func taskBody(id, status string) []byte {

@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/paths"
-	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/snapstore"
 	"forgectl.dev/shared/tasks"
 )
@@ -21,26 +20,21 @@ type fixture struct {
 	t      *testing.T
 	home   string
 	claude paths.Claude
+	cc     *cchome.Home
 }
 
 func newFixture(t *testing.T) *fixture {
 	home := t.TempDir()
-	return &fixture{t: t, home: home, claude: paths.Claude{Root: filepath.Join(home, ".claude")}}
+	cc := cchome.New(t, filepath.Join(home, ".claude"))
+	return &fixture{t: t, home: home, claude: cc.Claude, cc: cc}
 }
 
 func row(cwd, id, branch, entry, prompt string) string {
-	return fmt.Sprintf(`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":%q},"uuid":"u","timestamp":"2026-11-29T10:00:00Z","entrypoint":%q,"cwd":%q,"sessionId":%q,"version":"2.1.332","gitBranch":%q}`+"\n", prompt, entry, cwd, id, branch)
+	return cchome.Prompt(cwd, id, branch, entry, prompt)
 }
 
 func (f *fixture) transcript(cwd, id string, mtime time.Time, lines ...string) string {
-	dir := filepath.Join(f.claude.Projects(), strings.NewReplacer("/", "-", ".", "-", "_", "-").Replace(cwd))
-	os.MkdirAll(dir, 0o700)
-	p := filepath.Join(dir, id+".jsonl")
-	if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o600); err != nil {
-		f.t.Fatal(err)
-	}
-	os.Chtimes(p, mtime, mtime)
-	return p
+	return f.cc.Transcript(cwd, id, mtime, lines...)
 }
 
 // result is a whole listing, collected.
@@ -88,14 +82,8 @@ func TestList(t *testing.T) {
 	os.WriteFile(filepath.Join(f.claude.TaskList("s-new"), "2.json"), []byte(`{"id":"2","status":"completed"}`), 0o644)
 
 	// A real live process registered for s-wt, and a stale file for s-new.
-	cmd := exec.Command("sleep", "60")
-	cmd.Start()
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	st, _ := proc.StartTime(cmd.Process.Pid)
-	os.MkdirAll(f.claude.Registry(), 0o700)
-	os.WriteFile(filepath.Join(f.claude.Registry(), fmt.Sprintf("%d.json", cmd.Process.Pid)),
-		[]byte(fmt.Sprintf(`{"pid":%d,"sessionId":"s-wt","procStart":%q,"status":"idle","tmux":"cc:@0.%%1"}`, cmd.Process.Pid, st)), 0o644)
-	os.WriteFile(filepath.Join(f.claude.Registry(), "999999.json"), []byte(`{"pid":999999,"sessionId":"s-new","procStart":"1"}`), 0o644)
+	cmd := f.cc.Live("s-wt", map[string]any{"tmux": "cc:@0.%1", "nameSource": nil, "name": nil})
+	f.cc.Register(cchome.DeadPid(t), "s-new", map[string]any{"procStart": "1"})
 
 	// The prompt history says when s-new was last prompted; a line for a
 	// session without a transcript and a broken line change nothing.
@@ -150,7 +138,7 @@ func TestList(t *testing.T) {
 	hf, _ := os.OpenFile(f.claude.History(), os.O_APPEND|os.O_WRONLY, 0)
 	hf.WriteString(`{"display":"ship it","timestamp":1795971000000,"project":"/x","sessionId":"s-new"}` + "\n")
 	hf.Close()
-	p := filepath.Join(f.claude.Projects(), strings.NewReplacer("/", "-", ".", "-", "_", "-").Replace(repo), "s-new.jsonl")
+	p := filepath.Join(f.cc.ProjectDir(repo), "s-new.jsonl")
 	fh, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	fh.WriteString(row(repo, "s-new", "release", "cli", "ship it"))
 	fh.Close()
