@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"forgectl.dev/shared/jsonl"
@@ -89,23 +90,35 @@ func (h *history) get(id string) (histEntry, bool) {
 	return e, ok
 }
 
-// write puts every entry into the next index.
-func (h *history) write(w *indexWriter) {
-	if h.stored != nil {
-		h.stored.eachHistory(func(id string, e histEntry) {
-			if f, ok := h.fresh[id]; ok && f.LastAtMs >= e.LastAtMs {
-				return // written below
-			}
+// write puts every entry into the next index: first those of the listed
+// sessions, in the listing's order, which is the order the next listing
+// looks them up in (so it reads the section front to back, and its pages
+// can be released behind it); then those of sessions with no transcript.
+func (h *history) write(w *indexWriter, files []fileRef) {
+	written := make(map[string]bool, len(files))
+	for k := range files {
+		id := strings.TrimSuffix(files[k].name, ".jsonl")
+		if written[id] {
+			continue
+		}
+		if e, ok := h.get(id); ok {
 			w.history(id, e)
+			written[id] = true
+		}
+	}
+	if h.stored != nil {
+		h.stored.eachHistory(func(id string, _ histEntry) {
+			if !written[id] {
+				e, _ := h.get(id) // the newer of stored and fresh
+				w.history(id, e)
+				written[id] = true
+			}
 		})
 	}
 	for id, e := range h.fresh {
-		if h.stored != nil {
-			if s, ok := h.stored.history(id); ok && s.LastAtMs > e.LastAtMs {
-				continue // written above
-			}
+		if !written[id] {
+			w.history(id, e)
 		}
-		w.history(id, e)
 	}
 }
 

@@ -193,7 +193,7 @@ func readJoins(opt Options) joins {
 // row summarises one transcript and makes its row.
 func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bool) slot {
 	var sl slot
-	old, off := ix.lookup(f.path)
+	old, off := ix.lookup(f.path())
 	sl.stored = old != nil
 	ent, scanned, err := summarise(sc, f, old)
 	sl.scanned = scanned
@@ -251,7 +251,7 @@ func saveIndex(path string, files []fileRef, slots []slot, done int, ix *storedI
 	for k := range files {
 		sl := &slots[k]
 		if k >= done {
-			if old, off := ix.lookup(files[k].path); old != nil {
+			if old, off := ix.lookup(files[k].path()); old != nil {
 				if old.Ino == files[k].ino && old.Size == files[k].size && old.MtimeNs == files[k].mt {
 					sl.raw, sl.stored = ix.raw(off), true
 				} else {
@@ -276,12 +276,12 @@ func saveIndex(path string, files []fileRef, slots []slot, done int, ix *storedI
 	for k := range files {
 		switch sl := &slots[k]; {
 		case sl.ent != nil:
-			w.entry(files[k].path, sl.ent)
+			w.entry(files[k].path(), sl.ent)
 		case sl.raw != "":
-			w.copied(files[k].path, sl.raw)
+			w.copied(files[k].path(), sl.raw)
 		}
 	}
-	hist.write(w)
+	hist.write(w, files)
 	return w.finish(hist.file)
 }
 

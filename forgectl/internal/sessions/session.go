@@ -17,7 +17,6 @@
 package sessions
 
 import (
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -63,16 +62,11 @@ type Session struct {
 	Snapshot *snapstore.Record
 }
 
-// sessionID is the id a transcript's file name carries.
-func sessionID(path string) string {
-	return strings.TrimSuffix(filepath.Base(path), ".jsonl")
-}
-
 // build makes the row of a transcript from its record.
 func build(f *fileRef, ent *indexEntry) Session {
 	sum := &ent.Sum
 	s := Session{
-		ID:           sessionID(f.path),
+		ID:           strings.TrimSuffix(f.name, ".jsonl"),
 		FirstPrompt:  sum.FirstPrompt,
 		LastPrompt:   sum.Latest(),
 		Cwd:          sum.ProjectCwd(),
@@ -81,7 +75,7 @@ func build(f *fileRef, ent *indexEntry) Session {
 		Entrypoint:   sum.Entrypoint,
 		Version:      sum.Version,
 		Size:         f.size,
-		Transcript:   f.path,
+		Transcript:   f.path(),
 		Messages:     sum.Messages,
 		BrokenLines:  sum.BrokenLines,
 	}

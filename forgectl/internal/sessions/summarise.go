@@ -71,7 +71,7 @@ func summarise(sc *jsonl.Scanner, f *fileRef, old *indexEntry) (*indexEntry, boo
 	if old != nil {
 		ent.Side, ent.Tasks = old.Side, old.Tasks
 	}
-	fh, err := os.Open(f.path)
+	fh, err := os.Open(f.path())
 	if err != nil {
 		return nil, true, err
 	}
@@ -102,7 +102,7 @@ func sidecar(f *fileRef, ent *indexEntry) (*indexEntry, error) {
 	if ent.Sum.CustomTitle != "" || ent.Sum.AgentName != "" {
 		return ent, nil
 	}
-	p := transcript.SidecarPath(f.path, sessionID(f.path))
+	p := transcript.SidecarPath(f.path(), strings.TrimSuffix(f.name, ".jsonl"))
 	side := sideEntry{Size: -1}
 	var st unix.Stat_t
 	// No folder, no file: nothing to stat, but a title remembered from a

@@ -14,8 +14,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// fileRef is a transcript found by the walk. At 100,000 sessions the
+// walk's list is most of a warm listing's memory, so the directory is
+// shared, not repeated in every path.
 type fileRef struct {
-	path string
+	dir  *string
+	name string
 	ino  uint64
 	size int64
 	mt   int64
@@ -23,6 +27,8 @@ type fileRef struct {
 	// (subagents, tool results, the sidecar title of a /rename).
 	folder bool
 }
+
+func (f *fileRef) path() string { return *f.dir + string(filepath.Separator) + f.name }
 
 // walk lists projects/*/*.jsonl with size, mtime and inode, newest first
 // (the order a listing hands sessions on in; ties by id, so that it is the
@@ -65,7 +71,10 @@ func walk(ctx context.Context, root string) ([]fileRef, []error, error) {
 		if fa.mt != fb.mt {
 			return fa.mt > fb.mt
 		}
-		return fa.path < fb.path
+		if *fa.dir != *fb.dir {
+			return *fa.dir < *fb.dir
+		}
+		return fa.name < fb.name
 	})
 	return files, problems, nil
 }
@@ -109,7 +118,7 @@ func statDir(dir string) ([]fileRef, error) {
 		if st.Mode&unix.S_IFMT != unix.S_IFREG {
 			continue
 		}
-		out = append(out, fileRef{path: filepath.Join(dir, name), ino: uint64(st.Ino), size: st.Size, mt: unixMtimeNs(&st),
+		out = append(out, fileRef{dir: &dir, name: name, ino: uint64(st.Ino), size: st.Size, mt: unixMtimeNs(&st),
 			folder: folders[strings.TrimSuffix(name, ".jsonl")]})
 	}
 	return out, nil
