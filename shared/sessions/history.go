@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/transcript"
 )
 
@@ -21,6 +22,9 @@ type historyIndex struct {
 	Size     int64
 	Offset   int64
 	Sessions map[string]histEntry
+	// Clears are the /clear lines (few), which tell a /clear continuation
+	// which session it continued (see lineage.Decide).
+	Clears []lineage.ClearEvent
 }
 
 type histEntry struct {
@@ -64,6 +68,9 @@ func (h *historyIndex) update(path string) (bool, error) {
 		id, ts, display, ok := historyLine(line)
 		if !ok {
 			continue // old lines lack sessionId; broken lines are skipped
+		}
+		if lineage.IsClearCommand(transcript.Oneline(display)) {
+			h.Clears = append(h.Clears, lineage.ClearEvent{SessionID: id, AtMs: ts})
 		}
 		if e, seen := h.Sessions[id]; !seen || ts >= e.LastAtMs {
 			h.Sessions[id] = histEntry{LastAtMs: ts, Last: transcript.Oneline(display)}

@@ -10,6 +10,7 @@ import (
 
 	"forgectl.dev/shared/binrec"
 	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/tasks"
 	"forgectl.dev/shared/transcript"
 )
@@ -25,7 +26,7 @@ import (
 const indexMagic = "FCTIDX"
 
 // indexFormat changes with the encoding below and with the parser's meaning.
-const indexFormat = 4<<16 | transcript.ParserVersion
+const indexFormat = 5<<16 | transcript.ParserVersion
 
 type indexEntry struct {
 	Ino     uint64
@@ -77,7 +78,8 @@ func (e *taskEntry) same(files []taskFile) bool {
 func summaryStrings(s *transcript.Summary) []*string {
 	return []*string{&s.SessionID, &s.Cwd, &s.LastCwd, &s.Relocated, &s.GitBranch, &s.Version,
 		&s.Entrypoint, &s.TeamName, &s.FirstPrompt, &s.LastPrompt, &s.LastHuman, &s.CustomTitle, &s.AgentName,
-		&s.AITitle, &s.SummaryText, &s.ContinuedIn}
+		&s.AITitle, &s.SummaryText, &s.ContinuedIn,
+		&s.CopiedFrom, &s.CopiedBy, &s.ClearedAt, &s.ProcessSession}
 }
 
 func summaryInts(s *transcript.Summary) []*int64 {
@@ -129,6 +131,11 @@ func saveIndex(path string, ix index, tix taskIndex, hist *historyIndex) error {
 		e.String(id)
 		e.Int(h.LastAtMs)
 		e.String(h.Last)
+	}
+	e.Uint(uint64(len(hist.Clears)))
+	for _, c := range hist.Clears {
+		e.String(c.SessionID)
+		e.Int(c.AtMs)
 	}
 	// A process that exits mid-listing (a picker left during a cold scan)
 	// may have been cut short mid-write.
@@ -213,6 +220,16 @@ func decodeIndex(path string) (index, taskIndex, *historyIndex, error) {
 	for range nh {
 		id := d.String()
 		hist.Sessions[id] = histEntry{LastAtMs: d.Int(), Last: d.String()}
+	}
+	nc := d.Count()
+	if d.Err() != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())
+	}
+	if nc > 0 {
+		hist.Clears = make([]lineage.ClearEvent, nc)
+		for k := range hist.Clears {
+			hist.Clears[k] = lineage.ClearEvent{SessionID: d.String(), AtMs: d.Int()}
+		}
 	}
 	if d.Err() != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, d.Err())

@@ -23,6 +23,7 @@ import (
 
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/registry"
 	"forgectl.dev/shared/snapstore"
@@ -66,6 +67,13 @@ type Session struct {
 	HiddenReason string // sidechain, print-mode (sdk-*), continued, team, empty
 
 	Snapshot *snapstore.Record
+
+	// ParentID is the session this one was branched or forked from, or
+	// continued after /clear (Relation says which: lineage.Branch, Fork,
+	// Clear); "" for none. ParentExists says its transcript is listed.
+	ParentID     string
+	Relation     string
+	ParentExists bool
 }
 
 // Options configures a listing.
@@ -191,6 +199,7 @@ func List(opt Options) (Result, error) {
 		s.Repo, s.CwdExists = repos.repo(s.Cwd)
 		res.Sessions = append(res.Sessions, s)
 	}
+	setLineage(res.Sessions, order, sums, hist.Clears)
 	// Task lists are many small files: read them in parallel, and only
 	// those whose files changed since the cached counts.
 	nextTasks := make([]*taskEntry, len(res.Sessions))
@@ -247,6 +256,41 @@ func List(opt Options) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// setLineage decides every session's parent from its transcript's markers;
+// list[k] was built from sums[order[k]]. Hidden sessions count: a fork of
+// a print-mode session still names it. Only sessions with a marker are
+// handed to lineage.Decide (in most homes a few among thousands), so a
+// warm listing pays for lineage in proportion to it.
+func setLineage(list []Session, order []int, sums []*indexEntry, clears []lineage.ClearEvent) {
+	var nodes []lineage.Node
+	var at []int
+	for k := range list {
+		if m := sums[order[k]].Sum.Marks; m != (lineage.Marks{}) {
+			nodes = append(nodes, lineage.Node{ID: list[k].ID, Marks: m})
+			at = append(at, k)
+		}
+	}
+	if len(nodes) == 0 {
+		return
+	}
+	parents := map[string]bool{}
+	for n, l := range lineage.Decide(nodes, clears) {
+		k := at[n]
+		list[k].ParentID, list[k].Relation = l.Parent, l.Relation
+		if l.Parent != "" {
+			parents[l.Parent] = false
+		}
+	}
+	for k := range list {
+		if _, ok := parents[list[k].ID]; ok {
+			parents[list[k].ID] = true
+		}
+	}
+	for _, k := range at {
+		list[k].ParentExists = parents[list[k].ParentID]
+	}
 }
 
 // sessionID is the id a transcript's file name carries.
