@@ -11,7 +11,8 @@ import (
 
 // LineageSessions is how many sessions the lineage cast adds to a demo or
 // default home (beyond Options.Sessions), when the home has a named,
-// intact interactive session and another one to build it from.
+// intact interactive session and another one to build it from. They come
+// last in the manifest's sessions.
 const LineageSessions = 7
 
 // Lineage: sessions made out of other sessions, written after the plan's
