@@ -42,6 +42,9 @@ type sessionJSON struct {
 	SizeBytes    int64        `json:"size_bytes"`
 	Messages     int          `json:"messages"`
 	Transcript   string       `json:"transcript_path"`
+	ParentID     string       `json:"parent_session_id"`
+	Relation     string       `json:"relation"`
+	ParentExists bool         `json:"parent_exists"`
 }
 
 func toJSON(s *sessions.Session) sessionJSON {
@@ -51,7 +54,7 @@ func toJSON(s *sessions.Session) sessionJSON {
 		FirstPrompt: s.FirstPrompt, LastPrompt: s.LastPrompt, Live: s.Live, Status: s.Status, Tmux: s.Tmux,
 		Tasks: s.Tasks, TasksSource: s.TasksSource, Entrypoint: s.Entrypoint, Version: s.Version,
 		Hidden: s.Hidden, HiddenReason: s.HiddenReason, SizeBytes: s.Size, Messages: s.Messages,
-		Transcript: s.Transcript,
+		Transcript: s.Transcript, ParentID: s.ParentID, Relation: s.Relation, ParentExists: s.ParentExists,
 	}
 	if s.Live {
 		pid := s.Pid
@@ -137,6 +140,10 @@ func appendSession(b []byte, j sessionJSON) []byte {
 	b = append(b, `,"messages":`...)
 	b = strconv.AppendInt(b, int64(j.Messages), 10)
 	b = appendField(b, "transcript_path", j.Transcript)
+	b = appendField(b, "parent_session_id", j.ParentID)
+	b = appendField(b, "relation", j.Relation)
+	b = append(b, `,"parent_exists":`...)
+	b = strconv.AppendBool(b, j.ParentExists)
 	return append(b, '}')
 }
 
@@ -310,12 +317,10 @@ func liveCell(s *sessions.Session) string {
 func writeTable(w io.Writer, now time.Time, list []sessions.Session, idx []int, header bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if header {
-		fmt.Fprintln(tw, "SESSION\tACTIVITY\tREPO\tBRANCH\tTASKS\tLIVE\tNAME / LAST PROMPT")
+		fmt.Fprintln(tw, tableHeader)
 	}
 	for _, i := range idx {
-		s := &list[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, age(now, s.LastActivity),
-			clean(cut(orDash(s.Repo), 24)), clean(cut(orDash(s.Branch), 24)), taskCell(s), liveCell(s), clean(cut(title(s), 60)))
+		io.WriteString(tw, tableRow(now, &list[i]))
 	}
 	return tw.Flush()
 }
@@ -333,13 +338,14 @@ type pickItem struct {
 	now    time.Time
 	row    string
 	claude paths.Claude // to count tasks for the preview when the listing skipped them
+	fam    *family      // the listing's lineage, for the preview
 }
 
 func (p pickItem) Row() string { return p.row }
 
 func (p pickItem) Key() string { return p.s.ID }
 
-func (p pickItem) Preview(width int) string { return preview(p.s, p.now, p.claude, width) }
+func (p pickItem) Preview(width int) string { return preview(p.s, p.now, p.claude, width, p.fam) }
 
 // cachedItem is a row from the picker's cache, shown until the fresh
 // listing's rows replace it.
@@ -370,12 +376,13 @@ func (c *cachedItem) Preview(width int) string {
 	if err != nil {
 		return "(the picker's cache is damaged here; the fresh listing replaces it in a moment)"
 	}
-	return preview(&s, c.env.now, c.env.claude, width)
+	return preview(&s, c.env.now, c.env.claude, width, nil)
 }
 
 // preview is the picker's preview of a session: what it is, where it runs,
-// whether it is live, its tasks and its first and last prompt.
-func preview(s *sessions.Session, now time.Time, claude paths.Claude, width int) string {
+// whether it is live, its tasks, its first and last prompt, and (given the
+// listing's family) its parent and children.
+func preview(s *sessions.Session, now time.Time, claude paths.Claude, width int, fam *family) string {
 	var b strings.Builder
 	line := func(k, v string) {
 		if v != "" {
@@ -415,6 +422,7 @@ func preview(s *sessions.Session, now time.Time, claude paths.Claude, width int)
 	}
 	line("first", s.FirstPrompt)
 	line("last", s.LastPrompt)
+	fam.lineageLines(s, now, line)
 	return wrap(b.String(), width)
 }
 
@@ -464,6 +472,7 @@ func rowTail(s *sessions.Session) string {
 	b = pad(b, clean(cut(orDash(s.Branch), 20)), 20)
 	b = append(b, "  "...)
 	b = append(b, clean(cut(title(s), 70))...)
+	b = appendMark(b, s)
 	if s.Live {
 		b = append(b, "  ● live"...)
 	}
