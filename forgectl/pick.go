@@ -275,11 +275,12 @@ func (h *heldNotes) flushTo(w io.Writer) {
 func pickItems(list []sessions.Session, all bool, now time.Time, claude paths.Claude) []picker.Item {
 	hits, _ := match.Find(list, "", all)
 	items := make([]picker.Item, len(hits))
+	fam := newFamily(list)
 	// Rows for 10,000 sessions are a noticeable part of the time to first
 	// rows: build them on every core.
 	sessions.Parallel(len(hits), 0, func(k int) {
 		s := &list[hits[k]]
-		items[k] = pickItem{s: s, now: now, row: pickRow(now, s), claude: claude}
+		items[k] = pickItem{s: s, now: now, row: pickRow(now, s), claude: claude, fam: fam}
 	})
 	return items
 }
