@@ -313,17 +313,38 @@ func (a *app) lsCommand() *ffcli.Command {
 	asJSON := fs.Bool("json", false, "print a JSON array (see the field table in --help)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
+	tree := fs.Bool("tree", false, "print children below their parent (branches, forks, /clear continuations)")
+	rootsOnly := fs.Bool("roots", false, "only sessions that are nobody's child: one row per line of work")
 	return &ffcli.Command{
 		Name:      "ls",
 		FlagSet:   fs,
 		UsageFunc: helpFunc(lsHelp),
 		Exec: func(ctx context.Context, args []string) error {
+			if *tree && *rootsOnly {
+				a.errorf("--tree and --roots cannot be combined")
+				a.hintf("--tree already starts each line of work at its root; --roots lists the roots alone")
+				return exit(exitcode.Refused)
+			}
 			res, err := a.listSessions(a.stderr, *verbose, true)
 			if err != nil {
 				return err
 			}
 			hits, _ := match.Find(res.Sessions, strings.Join(args, " "), *all)
-			if *asJSON {
+			if *rootsOnly {
+				visible, _ := match.Find(res.Sessions, "", *all)
+				hits = roots(res.Sessions, hits, visible)
+			}
+			if *tree {
+				forest := buildTree(res.Sessions, hits)
+				if *asJSON {
+					err = writeTreeJSON(a.stdout, res.Sessions, forest)
+				} else if len(hits) > 0 {
+					err = writeTree(a.stdout, a.now(), res.Sessions, forest)
+				}
+				if err != nil {
+					return err
+				}
+			} else if *asJSON {
 				if err := writeJSON(a.stdout, res.Sessions, hits); err != nil {
 					return err
 				}
