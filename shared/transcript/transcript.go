@@ -8,6 +8,10 @@
 // the line, so only a small tail window of each is searched. Only the first
 // human prompt is fully decoded. Transcripts are append-only, so a Summary
 // records how far it parsed and Update reads just the appended bytes.
+//
+// The lineage markers (forkedFrom, requestSessionId, session_id and an
+// opening /clear command, see package lineage) sit in the same envelope
+// window and are found by the same byte search, never by decoding a row.
 package transcript
 
 import (
