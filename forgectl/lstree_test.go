@@ -199,3 +199,23 @@ func TestPreviewNamesParentAndChildren(t *testing.T) {
 		t.Errorf("clear preview:\n%s", got)
 	}
 }
+
+// A parent left out (by FILTER, or hidden) is stepped over: the child goes
+// under the nearest ancestor that is printed.
+func TestTreeStepsOverAnAbsentParent(t *testing.T) {
+	list := lineageList()
+	forest := buildTree(list, []int{1, 11}) // FF and P, without F
+	if len(forest) != 1 || list[forest[0].i].ID[:2] != "p0" || len(forest[0].children) != 1 || list[forest[0].children[0].i].ID[:2] != "ff" {
+		t.Fatalf("forest %+v, want FF under P", forest)
+	}
+}
+
+func TestPickRowCarriesTheMark(t *testing.T) {
+	list := lineageList()
+	if row := pickRow(treeNow, &list[3]); !strings.HasSuffix(row, "orphan  [fork of deadbeef (gone)]") {
+		t.Errorf("picker row %q", row)
+	}
+	if row := pickRow(treeNow, &list[11]); strings.Contains(row, "[") {
+		t.Errorf("a root's picker row %q carries a mark", row)
+	}
+}
