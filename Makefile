@@ -98,13 +98,26 @@ bench-100k: build
 # Contract tests against the real Claude Code: pinned CLIs from the npm
 # registry into ~/.cache/forgectl-contract (outside the repo), run offline in
 # tmux against tools/fakeapi, a loopback stand-in for the Messages API.
-# Without the registry it prints SKIPPED and succeeds.
+# Without the registry it prints SKIPPED and succeeds. It then asks the
+# registry which release is "latest" and, when that is not the pinned one,
+# runs the suite again against it, so a new release is noticed the day it
+# ships.
 contract:
 	@out=$$(cd tools && go run ./contract/cmd/install-claude) || exit 1; echo "$$out"; \
 	case "$$out" in *SKIPPED:*) exit 0;; esac; \
 	rc=0; \
 	(cd tools && go test -tags contract -race -count=1 -v -timeout 12m ./contract/) || rc=1; \
 	(cd resume-restart && go test -tags contract -race -count=1 -v -timeout 8m -run Contract ./internal/inputbox/) || rc=1; \
+	pinned=$${out%% *}; \
+	latest=$$(cd tools && go run ./contract/cmd/install-claude -latest) || rc=1; echo "$$latest"; \
+	case "$$latest" in \
+	"") ;; \
+	SKIPPED:*) ;; \
+	"$$pinned "*) echo "contract: the registry's latest is the pinned $$pinned: proven above";; \
+	*) v=$${latest%% *}; echo "== contract against the registry's latest, claude $$v"; \
+	   (cd tools && FORGECTL_CONTRACT_CURRENT=$$v go test -tags contract -race -count=1 -v -timeout 12m ./contract/) || rc=1; \
+	   (cd resume-restart && FORGECTL_CONTRACT_CURRENT=$$v go test -tags contract -race -count=1 -v -timeout 8m -run Contract ./internal/inputbox/) || rc=1;; \
+	esac; \
 	exit $$rc
 
 clean:

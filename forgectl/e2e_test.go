@@ -37,6 +37,7 @@ func binaries(t *testing.T) (forgectl, claude string) {
 		for _, b := range []struct{ dir, pkg, out string }{
 			{".", ".", "forgectl"},
 			{"../tools", "./fakeclaude", "claude"},
+			{"../tools", "./gencc/cmd/gencc", "gencc"},
 		} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, b.out), b.pkg)
 			cmd.Dir = b.dir

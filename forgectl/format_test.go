@@ -19,7 +19,8 @@ func TestAppendSessionMatchesEncodingJSON(t *testing.T) {
 		sess := sessions.Session{ID: s, Name: s, NameSource: s, Repo: s, Branch: s, Cwd: s, FirstPrompt: s, LastPrompt: s,
 			Status: s, Tmux: s, Entrypoint: s, Version: s, HiddenReason: s, Transcript: s, Live: s == "plain", Pid: 42,
 			CwdExists: true, Size: 12345, Messages: 7, Tasks: tasks.Counts{Pending: 1, InProgress: 2, Completed: 3, Total: 6},
-			LastActivity: time.Date(2026, 11, 29, 16, 41, 5, 0, time.UTC), LastPromptAt: time.UnixMilli(1795970465615), TasksSource: "live", Hidden: s == ""}
+			LastActivity: time.Date(2026, 11, 29, 16, 41, 5, 0, time.UTC), LastPromptAt: time.UnixMilli(1795970465615), TasksSource: "live", Hidden: s == "",
+			ParentID: s, Relation: s, ParentExists: s == "plain"}
 		j := toJSON(&sess)
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)

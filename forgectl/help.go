@@ -7,7 +7,7 @@ forgectl resume — get back into a Claude Code session after a terminal restart
 
 USAGE
   forgectl resume [--fork] [--dry-run] [--all] [FILTER]
-  forgectl resume ls [--json] [--all] [FILTER]
+  forgectl resume ls [--json] [--all] [--tree | --roots] [FILTER]
   forgectl resume snapshot [--quiet]         the Stop hook (resume-snapshot's code, in-process)
   forgectl resume outdated [--json]          runs resume-restart
   forgectl resume restart --outdated ...     runs resume-restart
@@ -65,12 +65,27 @@ const lsHelp = `
 forgectl resume ls — list Claude Code sessions without acting
 
 USAGE
-  forgectl resume ls [--json] [--all] [--verbose] [FILTER]
+  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots] [FILTER]
 
 Newest first, printed as the listing finds them (with a FILTER, once the
 listing is done: which rule matched is known only then). FILTER narrows the
 list with the same rules as resume. Counts go to stderr, so stdout is safe to
 pipe.
+
+FLAGS
+  --json      print a JSON array (fields below)
+  --all       include hidden sessions (print-mode, sidechains, continued)
+  --tree      print each session below its parent, behind tree glyphs at the
+              start of the line; the tree with the newest activity first,
+              children newest first. A parent that is hidden or filtered out
+              is stepped over: the child goes under the nearest ancestor
+              shown. With --json: the same objects, each with a "children"
+              array of the objects below it ([] for none).
+  --roots     only sessions that are nobody's child among those shown (one
+              row per line of work); composes with FILTER and --all. A
+              session whose parent's transcript is gone counts as a root.
+  --verbose   report files that could not be read
+  --tree and --roots together are refused (exit 2).
 
 TABLE COLUMNS
   SESSION   full session id         TASKS   completed/total ("-": none)
@@ -78,6 +93,23 @@ TABLE COLUMNS
   REPO, BRANCH, NAME / LAST PROMPT
   Column widths come from the first 200 rows; a longer repo, branch or name
   further down is cut to fit (with …). Ids are never cut.
+  A child's title ends with its lineage: [fork of b3b98d6c], [branch of …],
+  [after /clear of …] (the parent's id prefix), "(gone)" after it when the
+  parent's transcript is no longer on disk. The picker's rows and the
+  candidates an ambiguous FILTER prints carry the same mark.
+
+LINEAGE (parent_session_id, relation), from Claude Code's files alone
+  branch  /branch copied the parent's rows, each marked forkedFrom.
+  fork    claude --resume X --fork-session (forgectl resume --fork) copied
+          them; each copied reply keeps requestSessionId, the session that
+          made it. Copies come first in a transcript, so the session named
+          by the last copied row is the nearest ancestor: the one whose rows
+          it shares most (a fork of a fork names the fork, not the original).
+  clear   /clear opened a new transcript that begins with the /clear command.
+          Its parent is the session the prompt history logged that /clear
+          under just before (several /clears in one process make a chain);
+          without that history line, the session the process started as
+          (each row of a continuation names it).
 
 JSON (--json): an array ([] when empty) of objects with these fields
   session_id       string   Claude Code's session id (what --resume takes)
@@ -114,6 +146,11 @@ JSON (--json): an array ([] when empty) of objects with these fields
   size_bytes       number   transcript size
   messages         number   conversation rows in the transcript
   transcript_path  string   the transcript file
+  parent_session_id string  the session this one was branched or forked from,
+                            or continued after /clear; "" for none
+  relation         string   branch | fork | clear | "" (see LINEAGE)
+  parent_exists    bool     the parent's transcript is still on disk (false
+                            for a deleted one, whose id is still named)
 
 ` + exitcode.Table + `
 `

@@ -37,6 +37,9 @@ type sessionJSON struct {
 	SizeBytes    int64        `json:"size_bytes"`
 	Messages     int          `json:"messages"`
 	Transcript   string       `json:"transcript_path"`
+	ParentID     string       `json:"parent_session_id"`
+	Relation     string       `json:"relation"`
+	ParentExists bool         `json:"parent_exists"`
 }
 
 func toJSON(s *sessions.Session) sessionJSON {
@@ -46,7 +49,7 @@ func toJSON(s *sessions.Session) sessionJSON {
 		FirstPrompt: s.FirstPrompt, LastPrompt: s.LastPrompt, Live: s.Live, Status: s.Status, Tmux: s.Tmux,
 		Tasks: s.Tasks, TasksSource: s.TasksSource, Entrypoint: s.Entrypoint, Version: s.Version,
 		Hidden: s.Hidden, HiddenReason: s.HiddenReason, SizeBytes: s.Size, Messages: s.Messages,
-		Transcript: s.Transcript,
+		Transcript: s.Transcript, ParentID: s.ParentID, Relation: s.Relation, ParentExists: s.ParentExists,
 	}
 	if s.Live {
 		pid := s.Pid
@@ -149,6 +152,10 @@ func appendSession(b []byte, j sessionJSON) []byte {
 	b = append(b, `,"messages":`...)
 	b = strconv.AppendInt(b, int64(j.Messages), 10)
 	b = appendField(b, "transcript_path", j.Transcript)
+	b = appendField(b, "parent_session_id", j.ParentID)
+	b = appendField(b, "relation", j.Relation)
+	b = append(b, `,"parent_exists":`...)
+	b = strconv.AppendBool(b, j.ParentExists)
 	return append(b, '}')
 }
 

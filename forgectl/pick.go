@@ -48,14 +48,16 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	listCtx, stopListing := context.WithCancel(ctx)
 	defer stopListing()
 	listed := make(chan error, 1)
+	fam := newGrowingFamily()
 	go func() {
 		rows := 0
 		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose}, func(s *sessions.Session) error {
+			fam.add(s) // a hidden parent is still named in a preview
 			if s.Hidden && !o.all {
 				return nil
 			}
 			rows++
-			src.Append(pickItem{s: s, now: now, row: pickRow(now, s), claude: claude})
+			src.Append(pickItem{s: s, now: now, row: pickRow(now, s), claude: claude, kin: fam})
 			return nil
 		})
 		switch {

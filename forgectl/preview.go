@@ -10,8 +10,9 @@ import (
 )
 
 // preview is the picker's preview of a session: what it is, where it runs,
-// whether it is live, its tasks and its first and last prompt.
-func preview(s *sessions.Session, now time.Time, claude paths.Claude, width int) string {
+// whether it is live, its tasks, its first and last prompt, and (given its
+// kin) its parent and children.
+func preview(s *sessions.Session, now time.Time, claude paths.Claude, width int, k kin) string {
 	var b strings.Builder
 	line := func(k, v string) {
 		if v != "" {
@@ -51,6 +52,7 @@ func preview(s *sessions.Session, now time.Time, claude paths.Claude, width int)
 	}
 	line("first", s.FirstPrompt)
 	line("last", s.LastPrompt)
+	lineageLines(k, s, now, line)
 	return wrap(b.String(), width)
 }
 

@@ -345,11 +345,21 @@ func (a *app) lsCommand() *ffcli.Command {
 	asJSON := fs.Bool("json", false, "print a JSON array (see the field table in --help)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
+	tree := fs.Bool("tree", false, "print children below their parent (branches, forks, /clear continuations)")
+	rootsOnly := fs.Bool("roots", false, "only sessions that are nobody's child: one row per line of work")
 	return &ffcli.Command{
 		Name:      "ls",
 		FlagSet:   fs,
 		UsageFunc: helpFunc(lsHelp),
 		Exec: func(ctx context.Context, args []string) error {
+			if *tree && *rootsOnly {
+				a.errorf("--tree and --roots cannot be combined")
+				a.hintf("--tree already starts each line of work at its root; --roots lists the roots alone")
+				return exit(exitcode.Refused)
+			}
+			if *tree || *rootsOnly {
+				return a.lsLineage(ctx, strings.Join(args, " "), *all, *verbose, *asJSON, *tree)
+			}
 			m := match.New(strings.Join(args, " "), *all)
 			var out interface{ add(*sessions.Session) }
 			var closeOut func() error
@@ -398,4 +408,61 @@ func (a *app) lsCommand() *ffcli.Command {
 			return nil
 		},
 	}
+}
+
+// lsLineage is ls --tree and ls --roots: both need the whole listing (a
+// child can be listed before its parent), so the sessions are collected
+// first.
+func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON, tree bool) error {
+	var list []sessions.Session
+	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true}, func(s *sessions.Session) error {
+		list = append(list, *s)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	m := match.New(filter, all)
+	at := make(map[*sessions.Session]int, len(list))
+	var visible []int
+	for i := range list {
+		at[&list[i]] = i
+		if all || !list[i].Hidden {
+			visible = append(visible, i)
+		}
+		m.Add(&list[i])
+	}
+	matched, _ := m.Hits()
+	hits := make([]int, len(matched))
+	for k, s := range matched {
+		hits[k] = at[s]
+	}
+	if !tree {
+		hits = roots(list, hits, visible)
+		if asJSON {
+			j := newJSONArray(a.stdout)
+			for _, i := range hits {
+				j.add(&list[i])
+			}
+			err = j.close()
+		} else {
+			t := newTable(a.stdout, a.now(), true)
+			for _, i := range hits {
+				t.add(&list[i])
+			}
+			err = t.close()
+		}
+	} else {
+		forest := buildTree(list, hits)
+		if asJSON {
+			err = writeTreeJSON(a.stdout, list, forest)
+		} else if len(hits) > 0 {
+			err = writeTree(a.stdout, a.now(), list, forest)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	a.notef("%d shown of %d sessions", len(hits), len(list))
+	return nil
 }

@@ -13,11 +13,12 @@ type pickItem struct {
 	now    time.Time
 	row    string
 	claude paths.Claude // to count tasks for the preview when the listing skipped them
+	kin    kin          // the rows so far, for the preview's parent and children
 }
 
 func (p pickItem) Row() string { return p.row }
 
-func (p pickItem) Preview(width int) string { return preview(p.s, p.now, p.claude, width) }
+func (p pickItem) Preview(width int) string { return preview(p.s, p.now, p.claude, width, p.kin) }
 
 // pickRow is a session's row in the picker: age, repo, branch, title and a
 // live mark, in columns.
@@ -30,6 +31,7 @@ func pickRow(now time.Time, s *sessions.Session) string {
 	b = pad(b, clean(cut(orDash(s.Branch), 20)), 20)
 	b = append(b, "  "...)
 	b = append(b, clean(cut(title(s), 70))...)
+	b = appendMark(b, s)
 	if s.Live {
 		b = append(b, "  ● live"...)
 	}

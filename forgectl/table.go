@@ -37,20 +37,28 @@ func newTable(w io.Writer, now time.Time, header bool) *table {
 	return &table{w: w, now: now, header: header}
 }
 
+// cells are a session's columns; a child's title ends with its lineage
+// mark ("[fork of b3b98d6c]"), which is never cut.
 func (t *table) cells(s *sessions.Session) [7]string {
+	name := clean(cut(title(s), cutTo[6]))
+	if s.ParentID != "" {
+		name = string(appendMark([]byte(name), s))
+	}
 	return [7]string{s.ID, age(t.now, s.LastActivity), clean(cut(orDash(s.Repo), cutTo[2])), clean(cut(orDash(s.Branch), cutTo[3])),
-		taskCell(s), liveCell(s), clean(cut(title(s), cutTo[6]))}
+		taskCell(s), liveCell(s), name}
 }
 
-func (t *table) add(s *sessions.Session) {
+func (t *table) add(s *sessions.Session) { t.addCells(t.cells(s)) }
+
+func (t *table) addCells(c [7]string) {
 	if t.widths[0] == 0 {
-		t.sample = append(t.sample, t.cells(s))
+		t.sample = append(t.sample, c)
 		if len(t.sample) == tableSample {
 			t.flushSample()
 		}
 		return
 	}
-	t.row(t.cells(s))
+	t.row(c)
 }
 
 func (t *table) flushSample() {

@@ -8,6 +8,10 @@
 // the line, so only a small tail window of each is searched. Only the first
 // human prompt is fully decoded. Transcripts are append-only, so a Summary
 // records how far it parsed and Update reads just the appended bytes.
+//
+// The lineage markers (forkedFrom, requestSessionId, session_id and an
+// opening /clear command, see package lineage) sit in the same envelope
+// window and are found by the same byte search, never by decoding a row.
 package transcript
 
 import (
@@ -18,11 +22,12 @@ import (
 	"strings"
 
 	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/lineage"
 )
 
 // ParserVersion changes whenever Summary's meaning changes, so cached
 // summaries from an older parser are rebuilt rather than trusted.
-const ParserVersion = 2
+const ParserVersion = 3
 
 // Summary is what a listing needs from one transcript.
 type Summary struct {
@@ -45,6 +50,10 @@ type Summary struct {
 	AITitle     string
 	SummaryText string
 	ContinuedIn string
+
+	// Lineage markers: where the session was branched, forked or
+	// continued from (lineage.Decide turns them into a parent).
+	lineage.Marks
 
 	Messages    int // conversation rows
 	BrokenLines int // lines that are not JSON objects, or over the size cap
@@ -280,11 +289,21 @@ func (s *Summary) conversation(line []byte, off int64) {
 	if v, ok := lastString(tail, `"version":"`); ok {
 		s.Version = v
 	}
+	// A branch's copied rows name their source in "forkedFrom":{"sessionId":
+	// …}, after the row's own sessionId: the envelope's is the one before it.
+	own := tail
+	if i := bytes.Index(tail, forkedFromKey); i >= 0 {
+		own = tail[:i]
+		if v, ok := readString(tail[i+len(forkedFromKey)-1:]); ok && v != "" {
+			s.CopiedFrom, s.CopiedBy = v, lineage.Branch
+		}
+	}
 	if s.SessionID == "" {
-		if v, ok := lastString(tail, `"sessionId":"`); ok {
+		if v, ok := lastString(own, `"sessionId":"`); ok {
 			s.SessionID = v
 		}
 	}
+	s.foreign(tail)
 	head := line
 	if len(head) > 512 {
 		head = head[:512]
@@ -315,6 +334,32 @@ func (s *Summary) conversation(line []byte, off int64) {
 	}
 	if s.FirstPrompt == "" && len(line) <= decodeCap {
 		s.FirstPrompt = promptText(line)
+		// A /clear continuation opens with a caveat row, then the command.
+		if s.Messages <= 2 && lineage.IsClearCommand(s.FirstPrompt) && bytes.Contains(line, []byte(`<command-name>`)) {
+			if v, ok := lastString(tail, `"timestamp":"`); ok {
+				s.ClearedAt = v
+			}
+		}
+	}
+}
+
+var forkedFromKey = []byte(`"forkedFrom":{"sessionId":"`)
+
+// foreign records the other sessions a row names: requestSessionId (kept
+// on rows a fork copied) and session_id (the id the writing process
+// started with). Both sit in the envelope; the bytes.Index calls are the
+// whole cost for a row that names neither.
+func (s *Summary) foreign(tail []byte) {
+	if s.SessionID == "" {
+		return
+	}
+	// A row a branch copied from a fork carries both: forkedFrom, read
+	// before this, names the nearer source.
+	if v, ok := lastString(tail, `"requestSessionId":"`); ok && v != s.SessionID && v != "" && !bytes.Contains(tail, forkedFromKey) {
+		s.CopiedFrom, s.CopiedBy = v, lineage.Fork
+	}
+	if v, ok := lastString(tail, `"session_id":"`); ok && v != s.SessionID && v != "" {
+		s.ProcessSession = v
 	}
 }
 

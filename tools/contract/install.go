@@ -164,6 +164,42 @@ func (in Installer) Install(ctx context.Context, version string) (string, error)
 	return bin, nil
 }
 
+// Latest asks the npm registry which version of the platform package its
+// "latest" dist-tag names, so the suite also runs against the newest
+// release the day it ships. A registry or network failure is a SkipError.
+func (in Installer) Latest(ctx context.Context) (string, error) {
+	npm := in.NPM
+	if npm == "" {
+		npm = "npm"
+	}
+	if _, err := exec.LookPath(npm); err != nil {
+		return "", &SkipError{"npm is not installed: " + err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "view", "--loglevel=error", "--fetch-retries=1", PlatformPackage, "dist-tags.latest")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		reason := npmReason(stderr.String())
+		if ctx.Err() != nil {
+			reason = "timed out"
+		}
+		return "", &SkipError{fmt.Sprintf("npm view %s dist-tags.latest failed (%v): %s", PlatformPackage, err, reason)}
+	}
+	v := strings.TrimSpace(string(out))
+	if !validVersion(v) {
+		// The registry answered, with something that is not a version: a
+		// change worth failing on, not a skip.
+		return "", fmt.Errorf("npm view %s dist-tags.latest answered %q, not a version", PlatformPackage, v)
+	}
+	return v, nil
+}
+
 // pack runs npm pack into dir and returns the tarball. Any failure of npm
 // itself is a fetch failure: the registry refused, or the network failed.
 func (in Installer) pack(ctx context.Context, npm, spec, dir string) (string, error) {

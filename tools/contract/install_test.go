@@ -45,8 +45,10 @@ func fakeNPM(t *testing.T, version string, fail bool) (npm, runs string) {
 	if fail {
 		script += "echo 'npm error code ECONNREFUSED' >&2\necho 'npm error syscall connect' >&2\necho 'npm error A complete log of this run can be found in: /x.log' >&2\nexit 1\n"
 	} else {
-		// npm pack --loglevel=error ... --pack-destination DIR SPEC
-		script += `while [ $# -gt 0 ]; do [ "$1" = --pack-destination ] && dest=$2; shift; done
+		// npm view ... dist-tags.latest answers the version; npm pack
+		// --loglevel=error ... --pack-destination DIR SPEC packs it.
+		script += `case "$*" in *dist-tags.latest*) echo '` + version + `'; exit 0;; esac
+while [ $# -gt 0 ]; do [ "$1" = --pack-destination ] && dest=$2; shift; done
 cp ` + tgz + ` "$dest/anthropic-ai-claude-code-linux-x64.tgz"
 `
 	}
@@ -146,5 +148,29 @@ func TestCacheDirAndVersions(t *testing.T) {
 		if validVersion(v) != ok {
 			t.Errorf("validVersion(%q) = %v", v, !ok)
 		}
+	}
+}
+
+func TestLatestAsksTheRegistry(t *testing.T) {
+	npm, runs := fakeNPM(t, "2.1.400", false)
+	in := Installer{Cache: t.TempDir(), NPM: npm}
+	v, err := in.Latest(context.Background())
+	if err != nil || v != "2.1.400" {
+		t.Fatalf("Latest = %q, %v; want 2.1.400", v, err)
+	}
+	if n := countRuns(runs); n != 1 {
+		t.Errorf("npm ran %d times, want 1", n)
+	}
+	npm, _ = fakeNPM(t, "", true)
+	if _, err := (Installer{NPM: npm}).Latest(context.Background()); err == nil {
+		t.Fatal("an unreachable registry gave a version")
+	} else if _, skip := IsSkip(err); !skip {
+		t.Errorf("an unreachable registry: %v, want a skip", err)
+	}
+	npm, _ = fakeNPM(t, "not-a-version", false)
+	if _, err := (Installer{NPM: npm}).Latest(context.Background()); err == nil {
+		t.Error("a non-version answer was accepted")
+	} else if _, skip := IsSkip(err); skip {
+		t.Errorf("a non-version answer is a skip: %v; want a failure", err)
 	}
 }

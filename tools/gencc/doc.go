@@ -27,6 +27,10 @@
 // so the output does not depend on how many workers ran. The same Seed,
 // Options and Now give byte-identical files.
 //
+// Demo and default homes also hold the lineage cast (see LineageSessions):
+// forks, branches and a /clear chain made from two of the plan's sessions
+// as Claude Code 2.1.333 makes them, each with its parent in the manifest.
+//
 // Append grows an existing home the way resumed sessions do, for the
 // "after appending to 1% of the files" benchmark. WriteRegistry writes a
 // live-process registry record for a real pid, with its real procStart, for

@@ -86,7 +86,9 @@ func TestDemoHome(t *testing.T) {
 	}
 	got := map[string]row{}
 	var terraform []gencc.SessionInfo
-	for _, s := range m.Sessions {
+	// The lineage cast comes last and copies its parents' first prompts: it
+	// has a test of its own (TestLineageCast).
+	for _, s := range m.Sessions[:len(m.Sessions)-gencc.LineageSessions] {
 		if strings.HasPrefix(s.FirstPrompt, "move the terraform state") {
 			terraform = append(terraform, s)
 			continue
@@ -242,7 +244,7 @@ func TestDefaultModeCoversEveryCase(t *testing.T) {
 	t.Parallel()
 	m := generate(t, gencc.Options{Sessions: 40, Repos: 5, Seed: 3})
 	verifyHome(t, m.Home)
-	if len(m.Sessions) != 40 || len(m.Repos) != 5 {
+	if len(m.Sessions) != 40+gencc.LineageSessions || len(m.Repos) != 5 {
 		t.Fatalf("got %d sessions over %d repos", len(m.Sessions), len(m.Repos))
 	}
 	seen := map[string]bool{}

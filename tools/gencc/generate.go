@@ -82,6 +82,17 @@ func Generate(ctx context.Context, o Options) (*Manifest, error) {
 		}
 		m.Repos = append(m.Repos, ri)
 	}
+	if o.Mode != ModeScale {
+		more, mh, err := addLineage(&o, m)
+		if err != nil {
+			return nil, err
+		}
+		for _, info := range more {
+			m.Sessions = append(m.Sessions, info)
+			m.TotalBytes += info.SizeBytes
+		}
+		hist = append(hist, mh...)
+	}
 	if err := writeHistory(m.HistoryPath, hist); err != nil {
 		return nil, err
 	}

@@ -125,6 +125,14 @@ type SessionInfo struct {
 	HighWatermark int        `json:"high_watermark"`
 	Subagents     int        `json:"subagents"`
 	ForkedFrom    string     `json:"forked_from"`
+
+	// ParentSessionID is the session this one was branched or forked from
+	// or continued after /clear (Relation "branch", "fork" or "clear");
+	// ParentExists is false when that session's transcript was not kept.
+	// Only the lineage cast (lineage.go) has one.
+	ParentSessionID string `json:"parent_session_id"`
+	Relation        string `json:"relation"`
+	ParentExists    bool   `json:"parent_exists"`
 }
 
 // RegistryRef is a registry file the generator wrote.

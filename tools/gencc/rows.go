@@ -106,6 +106,9 @@ type assistantRow struct {
 	UUID           string     `json:"uuid"`
 	Timestamp      string     `json:"timestamp"`
 	envelope
+	// RequestSessionID is set on the rows a fork copied: the session that
+	// made the request (2.1.333 writes it after the envelope).
+	RequestSessionID string `json:"requestSessionId,omitempty"`
 }
 
 type systemRow struct {

@@ -31,6 +31,8 @@ type tw struct {
 	r  *rand.Rand
 	c  *corpus
 	bw *bufio.Writer
+	// copiedFrom names the session a fork copied the current turn from.
+	copiedFrom string
 
 	buf bytes.Buffer
 	enc *json.Encoder
@@ -168,7 +170,7 @@ func (w *tw) assistant(msgID string, block any, stop string) string {
 			},
 		},
 		RequestedModel: w.s.model, Effort: w.s.effort, RequestRef: w.id("req_011C", 22),
-		UUID: uuid, Timestamp: ts(w.tick()), envelope: w.env,
+		UUID: uuid, Timestamp: ts(w.tick()), envelope: w.env, RequestSessionID: w.copiedFrom,
 	})
 	w.leaf = uuid
 	return uuid
@@ -473,6 +475,7 @@ func writeSession(o *Options, s *sessionSpec, c *corpus) (res sessionResult, err
 	}
 	if s.forkOf != nil {
 		info.ForkedFrom = s.forkOf.id
+		info.ParentSessionID, info.Relation, info.ParentExists = s.forkOf.id, "fork", true
 	}
 	setRepoInfo(&info, s)
 	info.Name, info.NameSource = nameOf(info)
@@ -587,6 +590,11 @@ func (w *tw) write() {
 			if s.forkOf != nil {
 				uuid = s.forkOf.firstUUID
 			}
+		}
+		// A fork's first turn is the one it copied from its parent.
+		w.copiedFrom = ""
+		if s.forkOf != nil && k == 0 {
+			w.copiedFrom = s.forkOf.id
 		}
 		w.userPrompt(s.prompts[k], uuid)
 		if s.forkOf == nil && s.kind != kindSidechain {

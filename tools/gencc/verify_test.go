@@ -75,7 +75,7 @@ func deriveTranscript(t *testing.T, data []byte) derived {
 		typ, _ := row["type"].(string)
 		str := func(k string) string { s, _ := row[k].(string); return s }
 		if convTypes[typ] {
-			if !bytes.HasSuffix(line, envelopeTail(row)) {
+			if !bytes.HasSuffix(withoutLineage(line), envelopeTail(row)) {
 				d.badKeyOrder = append(d.badKeyOrder, n)
 			}
 			if d.cwd == "" {
@@ -115,6 +115,18 @@ func deriveTranscript(t *testing.T, data []byte) derived {
 		d.firstPrompt = d.prompts[0]
 	}
 	return d
+}
+
+// withoutLineage drops the keys that copied rows carry after the envelope:
+// a fork's requestSessionId, a branch's forkedFrom (in that order).
+func withoutLineage(line []byte) []byte {
+	if i := bytes.Index(line, []byte(`,"forkedFrom":{`)); i >= 0 {
+		line = append(line[:i:i], '}')
+	}
+	if i := bytes.LastIndex(line, []byte(`,"requestSessionId":"`)); i >= 0 && bytes.IndexByte(line[i+21:], ',') < 0 {
+		line = append(line[:i:i], '}')
+	}
+	return line
 }
 
 // envelopeTail is how a conversation row must end: the envelope's last four
@@ -438,7 +450,9 @@ func verifyHistory(t *testing.T, m *gencc.Manifest) {
 		if _, ok := r["pastedContents"].(map[string]any); !ok {
 			t.Errorf("history line without pastedContents: %v", r)
 		}
-		if d, _ := r["display"].(string); !strings.HasPrefix(d, "/rename ") {
+		// /clear makes a new session: it is not a prompt of the one it is
+		// logged under.
+		if d, _ := r["display"].(string); !strings.HasPrefix(d, "/rename ") && d != "/clear" {
 			bySession[id] = append(bySession[id], d)
 		}
 	}
@@ -450,7 +464,7 @@ func verifyHistory(t *testing.T, m *gencc.Manifest) {
 		if s.Hidden && len(got) > 0 {
 			t.Errorf("hidden session %s is in history.jsonl", s.SessionID)
 		}
-		if len(got) > 0 && s.ForkedFrom == "" && got[0] != s.FirstPrompt {
+		if len(got) > 0 && s.ForkedFrom == "" && s.Relation == "" && got[0] != s.FirstPrompt {
 			t.Errorf("session %s: first history prompt %q, first prompt %q", s.SessionID, got[0], s.FirstPrompt)
 		}
 		if len(got) > 0 && got[len(got)-1] != s.LastPrompt && s.ForkedFrom == "" {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/transcript"
 )
 
@@ -54,6 +55,7 @@ func readHistory(path string, ix *storedIndex) (*history, error) {
 	from := int64(0)
 	if old.Ino == h.file.Ino && st.Size >= old.Offset && old.Guard.holds(f, old.Offset) {
 		from = old.Offset
+		h.file.Clears = append(h.file.Clears, old.Clears...)
 	} else {
 		h.stored = nil
 	}
@@ -69,6 +71,9 @@ func readHistory(path string, ix *storedIndex) (*history, error) {
 		id, ts, display, ok := historyLine(line)
 		if !ok {
 			continue // old lines lack sessionId; broken lines are skipped
+		}
+		if lineage.IsClearCommand(transcript.Oneline(display)) {
+			h.file.Clears = append(h.file.Clears, lineage.ClearEvent{SessionID: id, AtMs: ts})
 		}
 		if e, seen := h.fresh[id]; !seen || ts >= e.LastAtMs {
 			h.fresh[id] = histEntry{LastAtMs: ts, Last: transcript.Oneline(display)}

@@ -14,6 +14,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/tasks"
 	"forgectl.dev/shared/transcript"
 )
@@ -106,7 +107,8 @@ func (e *taskEntry) same(files []taskFile) bool {
 func summaryStrings(s *transcript.Summary) []*string {
 	return []*string{&s.SessionID, &s.Cwd, &s.LastCwd, &s.Relocated, &s.GitBranch, &s.Version,
 		&s.Entrypoint, &s.TeamName, &s.FirstPrompt, &s.LastPrompt, &s.LastHuman, &s.CustomTitle, &s.AgentName,
-		&s.AITitle, &s.SummaryText, &s.ContinuedIn}
+		&s.AITitle, &s.SummaryText, &s.ContinuedIn,
+		&s.CopiedFrom, &s.CopiedBy, &s.ClearedAt, &s.ProcessSession}
 }
 
 func summaryInts(s *transcript.Summary) []*int64 {
@@ -195,11 +197,14 @@ type histEntry struct {
 	Last     string // its display text, one line
 }
 
-// histFile is how far the prompt history was read.
+// histFile is how far the prompt history was read, and its /clear lines
+// (few), which tell a /clear continuation which session it continued
+// (see lineage.Decide).
 type histFile struct {
 	Ino          uint64
 	Size, Offset int64
 	Guard        guard
+	Clears       []lineage.ClearEvent
 }
 
 func keyHash(k string) uint64 {
@@ -270,6 +275,12 @@ func openIndex(path string) (*storedIndex, error) {
 	sd := binrec.Decoder{S: state}
 	ix.histState = histFile{Ino: sd.Uint(), Size: sd.Int(), Offset: sd.Int(),
 		Guard: guard{HeadLen: sd.Int(), Head: uint32(sd.Uint()), TailLen: sd.Int(), Tail: uint32(sd.Uint())}}
+	if n := sd.Count(); sd.Err() == nil && n > 0 {
+		ix.histState.Clears = make([]lineage.ClearEvent, n)
+		for k := range ix.histState.Clears {
+			ix.histState.Clears[k] = lineage.ClearEvent{SessionID: sd.String(), AtMs: sd.Int()}
+		}
+	}
 	if sd.Err() != nil || sd.Rest() != 0 {
 		return bad("history state")
 	}
@@ -475,6 +486,11 @@ func (w *indexWriter) finish(state histFile) error {
 	w.enc.Uint(uint64(state.Guard.Head))
 	w.enc.Int(state.Guard.TailLen)
 	w.enc.Uint(uint64(state.Guard.Tail))
+	w.enc.Uint(uint64(len(state.Clears)))
+	for _, c := range state.Clears {
+		w.enc.String(c.SessionID)
+		w.enc.Int(c.AtMs)
+	}
 	stateOff := w.payload()
 	crc := crc32.New(castagnoli)
 	var row [tableEntry]byte

@@ -3,11 +3,13 @@ package sessions
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/parallel"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/registry"
@@ -68,7 +70,7 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 	var ix *storedIndex
 	var hist *history
 	var ixErr, histErr error
-	var j joins
+	var j *joins
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		ix, ixErr = openIndex(opt.IndexPath)
@@ -80,7 +82,7 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 	if err != nil {
 		return st, err
 	}
-	j.hist = hist
+	j.hist, j.files = hist, files
 	st.Problems = append(st.Problems, problems...)
 	st.Problems = append(st.Problems, j.problems...)
 	for _, e := range []error{ixErr, histErr} {
@@ -169,10 +171,13 @@ type joins struct {
 	hist     *history
 	claude   paths.Claude
 	problems []error
+	files    []fileRef // every transcript the walk found
+	idsOnce  sync.Once
+	ids      map[string]bool // their session ids, once a parent is looked up
 }
 
-func readJoins(opt Options) joins {
-	j := joins{claude: opt.Claude, snaps: map[string]*snapstore.Record{},
+func readJoins(opt Options) *joins {
+	j := &joins{claude: opt.Claude, snaps: map[string]*snapstore.Record{},
 		repos: &repoCache{home: opt.Home, names: map[string]repoInfo{}}}
 	var rproblems []error
 	j.live, rproblems = liveSessions(opt.Claude.Registry())
@@ -233,6 +238,9 @@ func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bo
 		}
 	}
 	s.Repo, s.CwdExists = j.repos.repo(s.Cwd)
+	if m := ent.Sum.Marks; m != (lineage.Marks{}) {
+		j.setLineage(&s, m)
+	}
 	sl.sess = &s
 	if ent == old {
 		sl.raw = ix.raw(off)
@@ -240,6 +248,24 @@ func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bo
 		sl.ent = ent
 	}
 	return sl
+}
+
+// setLineage decides the session's parent from its transcript's markers
+// and the history's /clear lines (see lineage.Decide); a parent exists
+// when the walk found its transcript. Few sessions carry a marker, so the
+// set of listed ids is made the first time one does.
+func (j *joins) setLineage(s *Session, m lineage.Marks) {
+	l := lineage.Decide([]lineage.Node{{ID: s.ID, Marks: m}}, j.hist.file.Clears)[0]
+	if l.Parent == "" {
+		return
+	}
+	j.idsOnce.Do(func() {
+		j.ids = make(map[string]bool, len(j.files))
+		for k := range j.files {
+			j.ids[strings.TrimSuffix(j.files[k].name, ".jsonl")] = true
+		}
+	})
+	s.ParentID, s.Relation, s.ParentExists = l.Parent, l.Relation, j.ids[l.Parent]
 }
 
 // saveIndex rewrites the index when it would change: on a warm listing it

@@ -60,6 +60,13 @@ type Session struct {
 	HiddenReason string // sidechain, print-mode (sdk-*), continued, team, empty
 
 	Snapshot *snapstore.Record
+
+	// ParentID is the session this one was branched or forked from, or
+	// continued after /clear (Relation says which: lineage.Branch, Fork,
+	// Clear); "" for none. ParentExists says its transcript is listed.
+	ParentID     string
+	Relation     string
+	ParentExists bool
 }
 
 // build makes the row of a transcript from its record.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +64,8 @@ func TestRunGeneratesAndAppends(t *testing.T) {
 	if m.Mode != gencc.ModeDemo || m.Seed != 3 || m.Now != "2026-11-29T12:00:00.000Z" || len(m.Sessions) == 0 {
 		t.Errorf("manifest mode %s seed %d now %s sessions %d", m.Mode, m.Seed, m.Now, len(m.Sessions))
 	}
-	want := "wrote 17 sessions ("
+	// The demo cast, and the lineage cast made from it.
+	want := fmt.Sprintf("wrote %d sessions (", 17+gencc.LineageSessions)
 	if !strings.HasPrefix(out.String(), want) || !strings.Contains(out.String(), gencc.ManifestPath(home)) || errb.Len() != 0 {
 		t.Errorf("stdout %q (want prefix %q), stderr %q", out.String(), want, errb.String())
 	}
@@ -82,10 +84,11 @@ func TestRunGeneratesAndAppends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Appends) != 1 || len(m.Appends[0].Sessions) != 4 {
+	n := 17 + gencc.LineageSessions
+	if len(m.Appends) != 1 || len(m.Appends[0].Sessions) != (n*20+99)/100 {
 		t.Errorf("appends %+v", m.Appends)
 	}
-	if !strings.HasPrefix(out.String(), "appended ") || !strings.Contains(out.String(), " to 4 of 17 transcripts") {
+	if !strings.HasPrefix(out.String(), "appended ") || !strings.Contains(out.String(), fmt.Sprintf(" to %d of %d transcripts", (n*20+99)/100, n)) {
 		t.Errorf("stdout %q", out.String())
 	}
 }
