@@ -48,6 +48,10 @@ type app struct {
 	picker              picker.Picker
 	// self is this executable's absolute path, for dispatching to siblings.
 	self string
+	// verdict collects `resume --dry-run --json`'s answer (nil otherwise);
+	// assumeStopped is the live pid --assume-stopped says will have exited.
+	verdict       *verdict
+	assumeStopped int
 	// flagOut collects what the flag package prints: the manual on --help
 	// (sent to stdout), the flag error plus the manual on a bad flag
 	// (replaced by one error line and a hint).
@@ -134,9 +138,10 @@ func (a *app) usageError(err error, args []string) int {
 
 // flagsFirst lets flags follow the filter, as people type them
 // ("forgectl resume api --dry-run"): the flag package stops at the first
-// word, so for resume and resume ls (whose flags are all booleans) the flags
-// are moved ahead of the words, and "--" is put before the words so that
-// one starting with "-" (after the user's own "--") stays a word.
+// word, so for resume and resume ls the flags are moved ahead of the words
+// (with the value of resume's one value flag, --assume-stopped PID), and
+// "--" is put before the words so that one starting with "-" (after the
+// user's own "--") stays a word.
 func flagsFirst(args []string) []string {
 	if len(args) == 0 || args[0] != "resume" {
 		return args
@@ -147,12 +152,16 @@ func flagsFirst(args []string) []string {
 		path, rest = append(path, "ls"), rest[1:]
 	}
 	var flags, words []string
-	for k, w := range rest {
+	for k := 0; k < len(rest); k++ {
+		w := rest[k]
 		if w == "--" {
 			words = append(words, rest[k+1:]...)
 			break
 		}
-		if strings.HasPrefix(w, "-") && w != "-" {
+		if (w == "--assume-stopped" || w == "-assume-stopped") && k+1 < len(rest) {
+			flags = append(flags, w, rest[k+1])
+			k++
+		} else if strings.HasPrefix(w, "-") && w != "-" {
 			flags = append(flags, w)
 		} else {
 			words = append(words, w)

@@ -7,6 +7,7 @@ forgectl resume — get back into a Claude Code session after a terminal restart
 
 USAGE
   forgectl resume [--fork] [--dry-run] [--all] [FILTER]
+  forgectl resume --dry-run --json [--assume-stopped PID] FILTER
   forgectl resume ls [--json] [--all] [--tree | --roots] [FILTER]
   forgectl resume snapshot [--quiet]         the Stop hook (resume-snapshot's code, in-process)
   forgectl resume outdated [--json]          runs resume-restart
@@ -47,6 +48,11 @@ FLAGS
               reported, not restored: a fork starts with an empty list.
   --all       include hidden sessions (print-mode, sidechains, continued)
   --verbose   report transcripts and registry files that could not be read
+  --json      with --dry-run: print one verdict object instead (VERDICT)
+  --assume-stopped PID
+              with --dry-run: resolve as though the live claude PID had
+              exited, so a session it runs is not refused as running (what
+              resume restart asks before it stops a session)
 
 REFUSALS (exit 2)
   A running session (two claude processes on one transcript corrupt it): the
@@ -57,6 +63,8 @@ REFUSALS (exit 2)
 
 With stdout not a terminal, --allow-dangerously-skip-permissions is withheld
 from the argv (as launch does), so a piped --dry-run never shows it.
+
+` + verdictFields + `
 
 ` + exitcode.Table + `
 `

@@ -73,12 +73,14 @@ func (a *app) launch(extra []string, dryRun bool) error {
 func (a *app) profileFor(cfg *config.Config, dir string) (config.Resolved, string, error) {
 	prof := config.Resolve(cfg, dir, a.home)
 	if prof.Harness != "" && prof.Harness != "claude" {
+		a.why("harness_unsupported")
 		a.errorf("harness %q is not supported yet", prof.Harness)
 		a.hintf("set harness = \"claude\" (or remove it) in %s", cfg.Path)
 		return prof, "", exit(exitcode.Refused)
 	}
 	bin, err := prof.ClaudeBinary(a.getenv, cfg.Path, a.lookPath)
 	if err != nil {
+		a.why("claude_not_found")
 		a.errorf("%v", err)
 		var be *config.BinaryError
 		if errors.As(err, &be) && be.Hint != "" {

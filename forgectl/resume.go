@@ -94,13 +94,19 @@ func (a *app) resumeCommand() *ffcli.Command {
 	fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
+	asJSON := fs.Bool("json", false, "with --dry-run: print one verdict object (see VERDICT)")
+	stopped := fs.Int("assume-stopped", 0, "with --dry-run: resolve as though live `pid` had exited")
 	return &ffcli.Command{
 		Name:        "resume",
 		FlagSet:     fs,
 		UsageFunc:   helpFunc(resumeHelp),
 		Subcommands: []*ffcli.Command{a.lsCommand()},
 		Exec: func(ctx context.Context, args []string) error {
-			return a.resume(ctx, resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose})
+			o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose}
+			if *asJSON || *stopped != 0 {
+				return a.resumeVerdict(ctx, o, *asJSON, *stopped)
+			}
+			return a.resume(ctx, o)
 		},
 	}
 }
@@ -124,12 +130,14 @@ type plan struct {
 func (a *app) resume(ctx context.Context, o resumeOpts) error {
 	cfg, err := a.loadConfig()
 	if err != nil {
+		a.why("config_invalid")
 		return err
 	}
 	// A bad launch_profile is refused before anything else, dry run included,
 	// so the dry run's exit code is the one the real run would give.
 	proxyEnv, err := cfg.ProxyEnv()
 	if err != nil {
+		a.why("bad_launch_profile")
 		a.refuseProxy(err)
 		return exit(exitcode.Refused)
 	}
@@ -145,6 +153,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		return err
 	}
 	if len(hits) == 0 {
+		a.why("no_match")
 		if o.filter == "" {
 			a.errorf("no Claude Code sessions found under %s", a.claudePaths().Projects())
 			a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
@@ -155,6 +164,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		return exit(exitcode.Failed)
 	}
 	if len(hits) > 1 {
+		a.why("ambiguous")
 		// Ambiguous, and either a filter was meant to be unique or nobody can
 		// answer a picker: list the candidates rather than prompt.
 		t := newTable(a.stdout, a.now(), false)
@@ -178,11 +188,18 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 }
 
 func (a *app) resumeSession(cfg *config.Config, proxyEnv []string, s *sessions.Session, o resumeOpts) error {
+	if a.verdict != nil {
+		a.verdict.found(s)
+	}
 	p, err := a.plan(cfg, proxyEnv, s, o.fork)
 	if err != nil {
 		return err
 	}
 	if o.dryRun {
+		if a.verdict != nil {
+			a.verdict.fill(p)
+			return nil
+		}
 		a.printPlan(p, o.fork)
 		return nil
 	}
@@ -212,7 +229,8 @@ func (a *app) refuseProxy(err error) {
 // plan resolves a resume without side effects, refusing what the real run
 // would refuse, with the same exit code.
 func (a *app) plan(cfg *config.Config, proxyEnv []string, s *sessions.Session, fork bool) (plan, error) {
-	if s.Live && !fork {
+	if s.Live && !fork && (a.assumeStopped == 0 || s.Pid != a.assumeStopped) {
+		a.why("live")
 		where := fmt.Sprintf("pid %d", s.Pid)
 		if s.Tmux != "" {
 			where += ", tmux pane " + s.Tmux
@@ -222,11 +240,13 @@ func (a *app) plan(cfg *config.Config, proxyEnv []string, s *sessions.Session, f
 		return plan{}, exit(exitcode.Refused)
 	}
 	if s.Cwd == "" {
+		a.why("no_cwd")
 		a.errorf("the transcript of session %s records no working directory", s.ID)
 		a.hintf("run 'claude --resume %s' from the directory it belongs to", s.ID)
 		return plan{}, exit(exitcode.Failed)
 	}
 	if !s.CwdExists {
+		a.why("cwd_gone")
 		a.errorf("the session's directory %s no longer exists", s.Cwd)
 		a.hintf("recreate it (for a deleted worktree: git worktree add %s <branch>) and run this again", s.Cwd)
 		return plan{}, exit(exitcode.Failed)

@@ -25,7 +25,11 @@
 // A restart hook runs resume-restart (beside this binary, else on PATH) as
 // `resume-restart restart --outdated --timeout <the hook's timeout>` in a
 // process group of its own; its output goes to the log. Exit 1 from it is
-// "incomplete", and the restart is then pending for that version: later runs
+// "incomplete", and so is exit 0 when it skipped a session it could not
+// restart for a cause a person can clear: no herdr pane (no_pane), or a
+// relaunch that would fail (no_transcript, cwd_gone, bad_launch_profile,
+// config_invalid, claude_not_found, harness_unsupported, no_cwd,
+// relaunch_refused). The restart is then pending for that version: later runs
 // with the version unchanged re-run only the restart, up to 3 attempts in
 // all, then give up until the next version. A command hook runs its argv
 // with no shell, with FORGECTL_HARNESS, FORGECTL_OLD_VERSION and

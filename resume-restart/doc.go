@@ -26,13 +26,17 @@
 // Stops each outdated session only when it is provably safe and resumes it
 // in the same herdr pane by typing `<abs forgectl> resume <id>`; the safety
 // rules are in package internal/restart, the input-line reader in
-// internal/inputbox, the herdr client in internal/herdr. Progress lines and
+// internal/inputbox, the herdr client in internal/herdr, the question put
+// to forgectl before any signal (would the relaunch succeed?) in
+// internal/relaunch. Progress lines and
 // notes go to stderr; per-session results (or the --json array, or the
 // --dry-run plan) to stdout. Exit 0 when every session was resumed or
 // skipped with a reason (and always for --dry-run), 1 when a stop or
 // relaunch failed, the timeout or a signal left sessions waiting, a session
 // ended pane_gone, another run holds restart.lock, or the installed version
-// cannot be determined; 2 on bad usage.
+// cannot be determined; 2 on bad usage. A session whose relaunch forgectl
+// says would fail (no_transcript, cwd_gone, bad_launch_profile, …) is a
+// skip with a reason: exit 0.
 //
 // # Environment
 //
@@ -53,6 +57,7 @@
 //	FORGECTL_RESTART_STOP_WAIT      bound on exit, registry file gone, shell back (30s)
 //	FORGECTL_RESTART_REGISTER_WAIT  bound on the relaunched session registering (60s)
 //	FORGECTL_HERDR_TIMEOUT          bound on each herdr call (10s)
+//	FORGECTL_RESTART_RESOLVE_TIMEOUT  bound on forgectl's dry run of the relaunch (60s)
 //
 // # Files
 //

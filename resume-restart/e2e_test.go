@@ -3,13 +3,16 @@ package main
 // End-to-end tests: the built resume-restart drives tools/fakeherdr (real
 // tmux panes, real shells, real foreground process groups, real screen
 // reads) and tools/fakeclaude (a claude stand-in that draws the input box
-// and keeps its registry file). Each test asserts what was signalled (the
-// fake claude's exit records) and what was typed (the fake herdr's typed
-// log). They need tmux and are skipped only when it is missing.
+// and keeps its registry file and transcript), with the real forgectl both
+// resolving the relaunch before the stop and typed into the pane after it.
+// Each test asserts what was signalled (the fake claude's exit records) and
+// what was typed (the fake herdr's typed log). They need tmux and are
+// skipped only when it is missing.
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -24,6 +27,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"forgectl.dev/resume-restart/internal/herdr"
 	"forgectl.dev/resume-restart/internal/outdated"
 	"forgectl.dev/resume-restart/internal/restart"
 	"forgectl.dev/shared/registry"
@@ -39,6 +43,7 @@ var built struct {
 	once                  sync.Once
 	dir                   string
 	runner, herdr, claude string
+	forgectl              string
 	err                   error
 }
 
@@ -57,8 +62,10 @@ func buildBinaries(t *testing.T) {
 		built.runner = filepath.Join(dir, "resume-restart")
 		built.herdr = filepath.Join(dir, "fakeherdr")
 		built.claude = filepath.Join(dir, "claude")
+		built.forgectl = filepath.Join(dir, "forgectl")
 		for _, b := range []struct{ out, pkg, dir string }{
 			{built.runner, ".", "."},
+			{built.forgectl, ".", "../forgectl"},
 			{built.herdr, "./fakeherdr", "../tools"},
 			{built.claude, "./fakeclaude", "../tools"},
 		} {
@@ -85,8 +92,7 @@ func TestMain(m *testing.M) {
 
 // rig is one test's machine: a home with claude 2.1.99 and 2.1.332
 // installed the native way, a herdr socket, a private tmux server behind
-// the fake herdr, and a forgectl stand-in whose `resume <id>` runs
-// `claude --resume <id>`.
+// the fake herdr, and the real forgectl.
 type rig struct {
 	t                        *testing.T
 	dir, home, state, record string
@@ -119,11 +125,7 @@ func newRig(t *testing.T) *rig {
 		copyFile(t, built.claude, filepath.Join(versions, v))
 	}
 	r.install(oldVersion)
-	r.forgectl = filepath.Join(dir, "bin", "forgectl")
-	stub := "#!/bin/sh\n# forgectl's stand-in: resume <id> resumes the session in place\n[ \"$1\" = resume ] || exit 2\nexec claude --resume \"$2\"\n"
-	if err := os.WriteFile(r.forgectl, []byte(stub), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	r.forgectl = built.forgectl
 
 	sock := filepath.Join(dir, "h.sock")
 	ln, err := net.Listen("unix", sock)
@@ -217,10 +219,57 @@ type claude struct {
 	session string
 }
 
-// startClaude opens a pane whose shell runs claude (the old version), and
-// waits until it has registered and drawn its input box.
+// startClaude opens a pane whose shell runs claude (the old version),
+// waits until it has registered and drawn its input box, and submits one
+// prompt, so that the session has a transcript to resume.
 func (r *rig) startClaude(env ...string) claude {
 	r.t.Helper()
+	c := r.startUnprompted(env...)
+	// send-text is the test's own typing, left out of typed(); a carriage
+	// return is the Enter a terminal sends.
+	r.herdr("pane", "send-text", c.pane, "hello\r")
+	forced := false // a status file holds the status, whatever the turn does
+	for _, e := range env {
+		forced = forced || strings.HasPrefix(e, "FAKECLAUDE_STATUS_FILE=")
+	}
+	transcript := r.transcript(c.session)
+	r.eventually("the first prompt's transcript and its turn to end", func() bool {
+		if _, err := os.Stat(transcript); err != nil {
+			return false // the submit record comes first
+		}
+		submitted := false
+		for _, ev := range r.records() {
+			if pid, _ := ev["pid"].(float64); int(pid) != c.pid {
+				continue
+			}
+			switch {
+			case ev["event"] == "submit":
+				submitted = true
+			case submitted && ev["event"] == "status" && ev["status"] == "idle":
+				return true
+			}
+		}
+		return submitted && forced
+	})
+	return c
+}
+
+// transcript is where Claude Code keeps a session of this rig's directory.
+func (r *rig) transcript(session string) string {
+	enc := strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			return c
+		}
+		return '-'
+	}, r.dir)
+	return filepath.Join(r.home, ".claude", "projects", enc, session+".jsonl")
+}
+
+// startUnprompted opens claude as startClaude does but sends nothing: the
+// session has no transcript, as a claude opened and left alone has none.
+func (r *rig) startUnprompted(env ...string) claude {
+	r.t.Helper()
+	env = append([]string{"FAKECLAUDE_BUSY_MS=50"}, env...)
 	args := []string{"admin", "create-pane", "--cwd", r.dir}
 	for _, e := range env {
 		args = append(args, "--env", e)
@@ -907,17 +956,18 @@ func TestE2EDryRun(t *testing.T) {
 	c := r.startClaude()
 	r.install(newVersion)
 
+	before := len(r.calls()) // the test's own typing of the first prompt
 	res := r.run(nil, "restart", "--outdated", "--dry-run")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
 	want := fmt.Sprintf("%s  pid %d  %s -> %s  pane %s\n"+
-		"  identity  ok\n  status    ok\n  pane      ok\n  input     ok\n"+
+		"  identity  ok\n  status    ok\n  pane      ok\n  input     ok\n  relaunch  ok\n"+
 		"  action    would capture, stop and type: %s\n", c.session, c.pid, oldVersion, newVersion, c.pane, r.line(c.session))
 	if d := cmp.Diff(want, res.stdout); d != "" {
 		t.Errorf("plan (-want +got):\n%s", d)
 	}
-	for _, call := range r.calls() {
+	for _, call := range r.calls()[before:] {
 		switch call {
 		case "pane list", "pane get", "pane process-info", "pane read":
 		default:
@@ -927,8 +977,12 @@ func TestE2EDryRun(t *testing.T) {
 	r.assertSignalled()
 	r.assertTyped()
 	r.assertStillRunning(c)
-	if _, err := os.Stat(filepath.Join(r.home, ".config", "forgectl")); err == nil {
-		t.Error("a dry run wrote to forgectl's config directory")
+	// forgectl's dry run of the relaunch may refresh its listing cache;
+	// nothing else is written: no lock, no snapshot.
+	for _, p := range []string{"restart.lock", "resume-sessions"} {
+		if _, err := os.Stat(filepath.Join(r.home, ".config", "forgectl", p)); err == nil {
+			t.Errorf("a dry run wrote %s", p)
+		}
 	}
 }
 
@@ -1018,4 +1072,65 @@ func TestE2EPaneGoneExitsOne(t *testing.T) {
 	r.assertSignalled()
 	r.assertTyped()
 	r.assertStillRunning(c)
+}
+
+// A claude opened and never prompted has no transcript, so the typed
+// `forgectl resume <id>` would find nothing: it is outdated, idle, its box
+// is empty and every identity check passes, yet it is never signalled. Its
+// pane keeps its process, and the dry run, the progress lines, the summary,
+// --json and outdated --json all name the reason. A session beside it with
+// a transcript is restarted as usual.
+func TestE2ENoTranscriptNeverSignalled(t *testing.T) {
+	r := newRig(t)
+	bare := r.startUnprompted()
+	prompted := r.startClaude()
+	r.install(newVersion)
+
+	res := r.run(nil, "outdated", "--json")
+	var rows []outdated.Row
+	if err := json.Unmarshal([]byte(res.stdout), &rows); err != nil || res.code != 0 || len(rows) != 2 {
+		t.Fatalf("outdated: exit %d, %v\n%s%s", res.code, err, res.stdout, res.stderr)
+	}
+	for _, row := range rows {
+		if want := row.SessionID == bare.session; row.NoTranscript != want {
+			t.Errorf("outdated row %s: no_transcript = %v, want %v", row.SessionID, row.NoTranscript, want)
+		}
+	}
+
+	plan := r.run(nil, "restart", "--outdated", "--dry-run", "--session", bare.session)
+	if plan.code != 0 || !strings.Contains(plan.stdout, "  relaunch  no_transcript: there is nothing to resume") ||
+		!strings.Contains(plan.stdout, "  action    skipped: no_transcript: ") || strings.Contains(plan.stdout, "by hand") ||
+		!strings.Contains(plan.stdout, "  hint      nothing is lost by closing it: quit it and start claude in "+r.dir) {
+		t.Errorf("dry run: exit %d\n%s%s", plan.code, plan.stdout, plan.stderr)
+	}
+
+	res = r.run(nil, "restart", "--outdated")
+	if res.code != 0 {
+		t.Errorf("exit %d, want 0 (a skip with a reason)\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	summary := "skipped          " + bare.session + "  pane " + bare.pane + ": no_transcript: there is nothing to resume"
+	hint := "hint: nothing is lost by closing it: quit it and start claude in " + r.dir + ", or run `cd " + r.dir + " && " + r.forgectl + " launch`"
+	if !strings.Contains(res.stdout, summary) || !strings.Contains(res.stdout, hint) || strings.Contains(res.stdout, "resume by hand: "+r.line(bare.session)) {
+		t.Errorf("summary:\n%s", res.stdout)
+	}
+	if !strings.Contains(res.stderr, "forgectl: "+bare.session+": skipped: no_transcript: there is nothing to resume") ||
+		!strings.Contains(res.stderr, "forgectl: "+bare.session+": "+hint) {
+		t.Errorf("progress:\n%s", res.stderr)
+	}
+	r.assertSignalled(prompted.pid)
+	r.assertTyped(r.relaunched(prompted.pane, prompted.session)...)
+	r.assertStillRunning(bare)
+	r.assertResumed(prompted)
+	// The pane still runs the same claude in its foreground.
+	pi, err := herdr.Client{Binary: built.herdr, Env: r.env}.ProcessInfo(context.Background(), bare.pane)
+	if err != nil || !pi.InForeground(bare.pid) {
+		t.Errorf("pane %s: %+v, want the claude %d in the foreground (%v)", bare.pane, pi, bare.pid, err)
+	}
+
+	res = r.run(nil, "restart", "--outdated", "--json")
+	r.check(r.outcomes(res), expect{restart.Skipped, restart.NoTranscript, bare.pane, false})
+	if o := r.outcomes(res)[0]; o.Command != "" || o.Hint == "" || o.Checks.Identity != "" {
+		t.Errorf("outcome: %+v", o)
+	}
+	r.assertSignalled(prompted.pid)
 }

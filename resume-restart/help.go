@@ -119,6 +119,25 @@ run is inside is reported with the command to resume it by hand. Background,
 daemon and SDK-driven sessions (registry kind bg, daemon or daemon-worker;
 entrypoint sdk-*) are skipped as not_interactive.
 
+The relaunch. Before any signal the run asks the forgectl it will type,
+"<forgectl> resume --dry-run --json --assume-stopped <pid> <id>", whether
+that relaunch would succeed once the pid has exited: the same session
+lookup, the directory, config.toml and [proxy] launch_profile, the launch
+profile and the claude binary, resolved with the session's own HOME, PATH,
+CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME, FORGECTL_CONFIG_DIR and
+FORGECTL_CLAUDE_BIN (the pane's shell started it with them). Anything that
+would fail skips the session, never signalled: no_transcript (Claude Code
+writes a transcript at the first prompt, so a claude opened and never
+prompted has nothing to resume; the hint says to quit it and start claude
+in its directory, or run forgectl launch there), cwd_gone, no_cwd,
+bad_launch_profile, config_invalid, harness_unsupported, claude_not_found,
+or relaunch_refused for any other refusal, each with forgectl's hint.
+forgectl is asked when the run plans (so --dry-run shows it) and again
+after the capture, right before the last checks, which end by checking
+that the transcript it resolved still exists. A forgectl that gives no
+verdict (an older one, or none within 60 s) fails the session as
+relaunch_unverified; nothing is stopped.
+
 The stop. First the same capture as "resume snapshot", and the relaunch line
 is rendered: "<forgectl> resume <id>", forgectl's absolute path quoted for
 the shell. Then SIGTERM; the run waits for the pid to exit, its registry
@@ -131,8 +150,9 @@ or delivery_unknown.
 One run at a time: a run holds restart.lock in forgectl's config directory,
 and a second run exits at once. Ctrl-C, SIGTERM and SIGHUP end the waiting,
 never a restart already signalled. Progress goes to stderr; results to
-stdout. --dry-run reads only: it takes no lock, captures nothing, does not
-re-read the pane list, and exits 0.
+stdout, with a hint line where a person has a next step. --dry-run reads
+only: it takes no lock, captures nothing, does not re-read the pane list,
+and exits 0 (forgectl's dry run may refresh its listing cache).
 
 ENVIRONMENT
   FORGECTL_SELF        forgectl's path, set by forgectl when it runs this
@@ -144,16 +164,21 @@ ENVIRONMENT
 
 const reasons = `REASONS
   skipped: version_unparseable, not_interactive, unverified,
-           inside_session, no_pane, duplicate_pane, identity_mismatch, pane_mismatch, not_foreground, exited,
-           already_running, not_outdated
+           inside_session, no_pane, duplicate_pane, identity_mismatch,
+           pane_mismatch, not_foreground, exited, already_running,
+           not_outdated; the relaunch would fail: no_transcript, cwd_gone,
+           no_cwd, bad_launch_profile, config_invalid, harness_unsupported,
+           claude_not_found, relaunch_refused
   waiting: busy, draft, input_unrecognized, scrolled, herdr_error,
            registry_unreadable, capture_failed, not_checked
-  failed:  relaunch_invalid, signal_failed, still_running,
+  failed:  relaunch_invalid, relaunch_unverified, signal_failed, still_running,
            registry_file_remains, shell_not_back, herdr_error, not_registered
   pane_gone: pane_not_found     delivery_unknown: run_timeout`
 
 const restartExit = `EXIT STATUS
-  0    every session was resumed or skipped with a reason (always with --dry-run)
+  0    every session was resumed or skipped with a reason, a relaunch that
+       would fail included (always with --dry-run); the update watcher
+       still records such a skip as incomplete and retries it
   1    a stop or relaunch failed, the timeout or a signal left sessions
        waiting, a session ended pane_gone, another run holds the lock, or
        the installed claude version cannot be determined

@@ -26,6 +26,9 @@ func writeOutcomesJSON(w io.Writer, outs []restart.Outcome) error {
 func writeOutcomes(w io.Writer, outs []restart.Outcome) {
 	for _, o := range outs {
 		fmt.Fprintf(w, "%-16s %s  %s\n", o.Outcome, o.SessionID, outcomeText(o))
+		if o.Hint != "" {
+			fmt.Fprintf(w, "%-16s hint: %s\n", "", o.Hint)
+		}
 		if o.Command != "" {
 			fmt.Fprintf(w, "%-16s resume by hand: %s\n", "", o.Command)
 		}
@@ -72,7 +75,7 @@ func writePlan(w io.Writer, outs []restart.Outcome) {
 		fmt.Fprintln(w, head)
 		for _, c := range []struct{ name, v string }{
 			{"identity", o.Checks.Identity}, {"status", o.Checks.Status},
-			{"pane", o.Checks.Pane}, {"input", o.Checks.Input},
+			{"pane", o.Checks.Pane}, {"input", o.Checks.Input}, {"relaunch", o.Checks.Relaunch},
 		} {
 			if c.v == "" {
 				c.v = "(not checked)"
@@ -86,6 +89,9 @@ func writePlan(w io.Writer, outs []restart.Outcome) {
 			action = o.Outcome + ": " + o.Reason + ": " + o.Detail
 		}
 		fmt.Fprintf(w, "  %-9s %s\n", "action", action)
+		if o.Hint != "" {
+			fmt.Fprintf(w, "  %-9s %s\n", "hint", o.Hint)
+		}
 		if o.Command != "" {
 			fmt.Fprintf(w, "  %-9s %s\n", "by hand", o.Command)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"forgectl.dev/resume-restart/internal/herdr"
 	"forgectl.dev/resume-restart/internal/outdated"
+	"forgectl.dev/resume-restart/internal/relaunch"
 	"forgectl.dev/resume-restart/internal/restart"
 	"forgectl.dev/shared/capture"
 	"forgectl.dev/shared/claudever"
@@ -272,7 +273,7 @@ func (a *app) installed(ctx context.Context, home string, fc paths.Forgectl) (cl
 }
 
 func (a *app) list(claude paths.Claude, inst claudever.Installed) []outdated.Session {
-	sessions, problems := outdated.Lister{RegistryDir: claude.Registry()}.List(inst.Version)
+	sessions, problems := outdated.Lister{RegistryDir: claude.Registry(), ProjectsDir: claude.Projects()}.List(inst.Version)
 	for _, p := range problems {
 		a.note("skipped an unreadable registry entry: %v", p)
 	}
@@ -329,11 +330,11 @@ func (a *app) restart(ctx context.Context, o restartOpts) error {
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	var poll, settle, stopWait, registerWait, herdrTimeout time.Duration
+	var poll, settle, stopWait, registerWait, herdrTimeout, resolveTimeout time.Duration
 	for name, dst := range map[string]*time.Duration{
 		"FORGECTL_RESTART_POLL": &poll, "FORGECTL_RESTART_SETTLE": &settle,
 		"FORGECTL_RESTART_STOP_WAIT": &stopWait, "FORGECTL_RESTART_REGISTER_WAIT": &registerWait,
-		"FORGECTL_HERDR_TIMEOUT": &herdrTimeout,
+		"FORGECTL_HERDR_TIMEOUT": &herdrTimeout, "FORGECTL_RESTART_RESOLVE_TIMEOUT": &resolveTimeout,
 	} {
 		d, err := a.durationEnv(name)
 		if err != nil {
@@ -384,6 +385,7 @@ func (a *app) restart(ctx context.Context, o restartOpts) error {
 		cfg.Herdr = herdr.Client{Binary: bin, Timeout: herdrTimeout}
 	}
 	cfg.Forgectl, cfg.ForgectlErr = a.forgectlPath()
+	cfg.Resolve = relaunch.Resolver{Forgectl: cfg.Forgectl, Timeout: resolveTimeout}.Resolve
 	cfg.Capture = a.captureFunc(claude, snapstore.Store{Dir: fc.Snapshots()})
 
 	if len(sessions) == 0 && len(unmatched) == 0 && !o.json {

@@ -203,6 +203,11 @@ func TestOutdated(t *testing.T) {
 	register(t, home, dead.Process.Pid, "1", map[string]any{"sessionId": "s-dead", "version": "2.0.1", "status": "idle"})
 	register(t, home, 1, "999999999", map[string]any{"sessionId": "s-reused", "version": "2.0.1", "status": "idle"})
 
+	// s-self has taken a prompt: its transcript exists; s-child has none.
+	tdir := filepath.Join(home, ".claude", "projects", "-src-a")
+	os.MkdirAll(tdir, 0o700)
+	os.WriteFile(filepath.Join(tdir, "s-self.jsonl"), []byte("{}\n"), 0o600)
+
 	a, stdout, stderr := testApp(t, home, nil)
 	if code := a.main(context.Background(), []string{"outdated", "--json"}); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
@@ -213,7 +218,7 @@ func TestOutdated(t *testing.T) {
 	}
 	want := []outdated.Row{
 		{SessionID: "s-self", Pid: self, Version: "2.1.99", InstalledVersion: "2.1.100", Status: "idle", Cwd: "/src/a", Name: "a-1"},
-		{SessionID: "s-child", Pid: child.Process.Pid, InstalledVersion: "2.1.100", VersionUnparseable: true, Status: "busy", Busy: true},
+		{SessionID: "s-child", Pid: child.Process.Pid, InstalledVersion: "2.1.100", VersionUnparseable: true, Status: "busy", Busy: true, NoTranscript: true},
 	}
 	if self > child.Process.Pid {
 		want[0], want[1] = want[1], want[0]

@@ -21,7 +21,7 @@ type suite struct {
 	current string // version
 	older   string
 	claude  map[string]string // version -> binary
-	bin     string            // forgectl, resume-snapshot, resume-restart
+	bin     string            // forgectl, resume-snapshot, resume-restart, fakeherdr
 	api     *fakeapi.Server
 	record  string
 }
@@ -89,6 +89,13 @@ func setup(ctx context.Context) (*suite, string, error) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, "", fmt.Errorf("go build %s: %v\n%s", mod, err, out)
 		}
+	}
+	// The herdr stand-in the restart runner drives: a real CLI contract
+	// over a private tmux server (tools/fakeherdr).
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(s.bin, "fakeherdr"), "./fakeherdr")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, "", fmt.Errorf("go build fakeherdr: %v\n%s", err, out)
 	}
 	s.record = filepath.Join(s.work, "requests.jsonl")
 	s.api, err = fakeapi.Start(fakeapi.Options{Record: s.record, Slow: 6 * time.Second, Lifetime: 20 * time.Minute})

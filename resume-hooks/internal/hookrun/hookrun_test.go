@@ -591,6 +591,50 @@ exit 0
 	}
 }
 
+// A restart whose sessions were all skipped because their relaunch would
+// fail (nothing to resume yet, a deleted directory, a broken profile, no
+// claude) exits 0, as at a terminal, but did not restart them: for the
+// hooks it is incomplete and pending, like a session with no pane, never
+// ok. A skip that no retry can change (a background session) stays ok.
+func TestRestartSkippingUnrelaunchableSessionsIsIncomplete(t *testing.T) {
+	for _, tc := range []struct {
+		reasons []string
+		outcome string
+		detail  string
+	}{
+		{[]string{"no_transcript"}, "incomplete", "a session has no transcript yet, so there is nothing to resume"},
+		{[]string{"cwd_gone", "cwd_gone"}, "incomplete", "a session's directory no longer exists"},
+		{[]string{"bad_launch_profile"}, "incomplete", "[proxy] launch_profile is broken, so no relaunch would start"},
+		{[]string{"claude_not_found"}, "incomplete", "the relaunch would not find claude"},
+		{[]string{"not_interactive"}, "ok", ""},
+	} {
+		t.Run(strings.Join(tc.reasons, ","), func(t *testing.T) {
+			g := newRig(t)
+			var outs []string
+			for i, reason := range tc.reasons {
+				outs = append(outs, fmt.Sprintf(`{"session_id":"0123abcd-%d","outcome":"skipped","reason":%q,"signalled":false,"command":""}`, i, reason))
+			}
+			g.r.RestartArgv = []string{g.script("resume-restart", "echo '["+strings.Join(outs, ",")+"]'\nexit 0\n"), "restart", "--outdated"}
+			g.r.Hooks = []Hook{{Position: 1, Kind: KindRestart, Timeout: time.Minute}}
+			g.install("2.1.1")
+			g.run()
+			g.install("2.1.2")
+			code := g.run()
+			r := g.records()[0]
+			if r.Outcome != tc.outcome || r.Detail != tc.detail || len(r.Resume) != 0 {
+				t.Fatalf("record %+v", r)
+			}
+			p := g.state().Pending
+			if tc.outcome == "incomplete" && (code != 1 || p == nil || p.Attempts != 1 || p.Version != "2.1.2") {
+				t.Fatalf("exit %d, pending %+v: want 1 and a pending restart", code, p)
+			}
+			if tc.outcome == "ok" && (code != 0 || p != nil) {
+				t.Fatalf("exit %d, pending %+v", code, p)
+			}
+		})
+	}
+}
+
 // A signal to the run is when a restart leaves sessions stopped; the
 // notification naming them must still go out, on a context of its own.
 func TestNotificationSurvivesTheSignal(t *testing.T) {

@@ -174,13 +174,13 @@ func (r *Runner) restart(ctx context.Context, h Hook, rec *hookstate.Record) hoo
 		if s.Outcome != "resumed" {
 			r.logf("forgectl: session %s: %s (%s)", s.SessionID, s.Outcome, s.Reason)
 		}
-		// resume-restart skips a session with no herdr pane (exit 0: the
-		// person at the terminal is told to resume it by hand), but for the
-		// watcher nobody is told: it stays outdated, so the hook is
-		// incomplete and retried, as the spec's audit outcomes say.
-		if s.Reason == "no_pane" && rec.Outcome == hookstate.OutcomeOK {
+		// resume-restart skips a session with no herdr pane, or one whose
+		// relaunch would fail (exit 0: the person at the terminal is told
+		// why), but for the watcher nobody is told: it stays outdated, so
+		// the hook is incomplete, retried, and reported by launch doctor.
+		if why, ok := leftOutdated[s.Reason]; ok && s.Outcome == "skipped" && rec.Outcome == hookstate.OutcomeOK {
 			rec.Outcome = hookstate.OutcomeIncomplete
-			rec.Detail = "a session has no herdr pane"
+			rec.Detail = why
 		}
 		if s.Stranded() {
 			rec.Resume = append(rec.Resume, s.Command)
@@ -199,6 +199,23 @@ func (r *Runner) restart(ctx context.Context, h Hook, rec *hookstate.Record) hoo
 		}
 	}
 	return res
+}
+
+// leftOutdated maps the skip reasons that leave a session outdated for a
+// cause a person can clear (a pane herdr lost, a session not prompted yet, a
+// deleted directory, a broken config or profile, a missing claude) to the
+// audit detail. A restart that skips any session for one of them did not
+// finish its job, so it records incomplete, never ok.
+var leftOutdated = map[string]string{
+	"no_pane":             "a session has no herdr pane",
+	"no_transcript":       "a session has no transcript yet, so there is nothing to resume",
+	"cwd_gone":            "a session's directory no longer exists",
+	"bad_launch_profile":  "[proxy] launch_profile is broken, so no relaunch would start",
+	"config_invalid":      "config.toml does not load, so no relaunch would start",
+	"claude_not_found":    "the relaunch would not find claude",
+	"harness_unsupported": "the session's launch profile names an unsupported harness",
+	"no_cwd":              "a session's transcript records no directory",
+	"relaunch_refused":    "forgectl would refuse a session's relaunch",
 }
 
 // Session is the part of one element of `resume-restart restart --json`

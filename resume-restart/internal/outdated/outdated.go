@@ -5,8 +5,11 @@ package outdated
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -33,6 +36,10 @@ type Session struct {
 	// verified pane (a claude started inside another session inherits its
 	// parent's). "" when unreadable.
 	PaneEnv string
+	// NoTranscript is true when no transcript file exists for the session:
+	// Claude Code writes one at the first prompt, so a claude opened and
+	// never prompted has nothing to resume (and restart skips it).
+	NoTranscript bool
 }
 
 // Lister reads the registry. Zero-valued function fields use the real
@@ -44,6 +51,34 @@ type Lister struct {
 	Check func(registry.Entry) registry.State
 	// PaneEnv reads HERDR_PANE_ID from a process's environment.
 	PaneEnv func(pid int) string
+	// ProjectsDir is Claude Code's projects directory, where transcripts
+	// live; "" skips the transcript check.
+	ProjectsDir string
+}
+
+// HasTranscript reports whether any project folder under projects holds
+// <id>.jsonl. Every folder is looked in, because the folder is named after
+// the directory the session started in, which the registry's cwd (updated
+// on cd) need not be, and long names cannot be recomputed. An unreadable
+// projects directory reads as "has one": the flag reports an absence seen,
+// never a guess.
+func HasTranscript(projects, id string) bool {
+	if id == "" || strings.ContainsAny(id, "/\x00") || id == "." || id == ".." {
+		return false
+	}
+	dirs, err := os.ReadDir(projects)
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(projects, d.Name(), id+".jsonl")); err == nil && st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // PaneEnvOf reads HERDR_PANE_ID from /proc/<pid>/environ (kern.procargs2 on
@@ -88,6 +123,9 @@ func (l Lister) List(installed claudever.Version) ([]Session, []error) {
 			continue
 		}
 		s.PaneEnv = paneEnv(e.Pid)
+		if l.ProjectsDir != "" {
+			s.NoTranscript = !HasTranscript(l.ProjectsDir, e.SessionID)
+		}
 		out = append(out, s)
 	}
 	return out, problems
@@ -107,6 +145,7 @@ type Row struct {
 	Cwd                string `json:"cwd"`
 	Name               string `json:"name"`
 	HerdrPaneID        string `json:"herdr_pane_id"`
+	NoTranscript       bool   `json:"no_transcript"`
 }
 
 // FieldTable documents Row for --help.
@@ -126,7 +165,11 @@ const FieldTable = `JSON FIELDS (one object per session; [] when none is outdate
   cwd                  string  the session's working directory
   name                 string  the session's name ("" when none)
   herdr_pane_id        string  HERDR_PANE_ID from the process's environment,
-                               inherited and not verified; "" when unreadable`
+                               inherited and not verified; "" when unreadable
+  no_transcript        bool    no transcript file exists for it yet (Claude
+                               Code writes one at the first prompt): there is
+                               nothing to resume, and restart skips it
+                               (STATUS column: "(no transcript)")`
 
 // RowOf renders a session for JSON.
 func RowOf(s Session) Row {
@@ -142,6 +185,7 @@ func RowOf(s Session) Row {
 		Cwd:                s.Entry.Cwd,
 		Name:               s.Entry.Name,
 		HerdrPaneID:        s.PaneEnv,
+		NoTranscript:       s.NoTranscript,
 	}
 }
 
@@ -177,6 +221,9 @@ func WriteTable(w io.Writer, ss []Session) error {
 		}
 		if s.Busy && status != "busy" {
 			status += " (busy)"
+		}
+		if s.NoTranscript {
+			status += " (no transcript)"
 		}
 		pid := strconv.Itoa(s.Entry.Pid)
 		if s.Unverified {

@@ -114,6 +114,7 @@ func TestWriteJSONFieldsAreTheTable(t *testing.T) {
 	want := []map[string]any{{
 		"session_id": "s", "pid": 1.0, "version": "2.1.1", "installed_version": "2.1.2",
 		"version_unparseable": false, "unverified": false, "status": "", "busy": true, "cwd": "", "name": "", "herdr_pane_id": "",
+		"no_transcript": false,
 	}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("JSON (-want +got):\n%s", d)
@@ -141,5 +142,39 @@ func TestWriteTable(t *testing.T) {
 		"dddd     78 (unverified)  1.0.3            idle            -              -                -\n"
 	if d := cmp.Diff(want, buf.String()); d != "" {
 		t.Errorf("table (-want +got):\n%s", d)
+	}
+}
+
+// TestNoTranscript: a session is flagged when no project folder holds its
+// transcript, whatever folder its registry cwd would name.
+func TestNoTranscript(t *testing.T) {
+	reg, projects := t.TempDir(), filepath.Join(t.TempDir(), "projects")
+	for pid, id := range map[int]string{201: "prompted", 202: "bare", 203: "moved"} {
+		writeEntry(t, reg, pid, map[string]any{"sessionId": id, "version": "2.1.99", "status": "idle", "procStart": "1", "cwd": "/src/repo"})
+	}
+	for _, p := range []string{"-src-repo/prompted.jsonl", "-src-elsewhere/moved.jsonl"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(projects, p)), 0o700)
+		os.WriteFile(filepath.Join(projects, p), []byte("{}\n"), 0o600)
+	}
+	// A folder named like a transcript is not one.
+	os.MkdirAll(filepath.Join(projects, "-src-repo", "bare.jsonl"), 0o700)
+	l := Lister{RegistryDir: reg, ProjectsDir: projects,
+		Check: func(registry.Entry) registry.State { return registry.Alive }, PaneEnv: func(int) string { return "" }}
+	installed, _ := claudever.Parse("2.1.100")
+	ss, _ := l.List(installed)
+	got := map[string]bool{}
+	for _, s := range ss {
+		got[s.Entry.SessionID] = s.NoTranscript
+	}
+	if d := cmp.Diff(map[string]bool{"prompted": false, "bare": true, "moved": false}, got); d != "" {
+		t.Errorf("no_transcript (-want +got):\n%s", d)
+	}
+	var b bytes.Buffer
+	WriteTable(&b, ss)
+	if !bytes.Contains(b.Bytes(), []byte("idle (no transcript)")) {
+		t.Errorf("table:\n%s", b.String())
+	}
+	if HasTranscript(filepath.Join(t.TempDir(), "none"), "x") || HasTranscript(projects, "../x") {
+		t.Error("a missing projects directory or a path-like id has a transcript")
 	}
 }

@@ -21,7 +21,15 @@
 //
 // then identity and status once more, because the herdr calls of checks 3
 // and 4 can take seconds and a prompt submitted meanwhile leaves the box
-// empty and the session busy.
+// empty and the session busy, and last that the transcript the relaunch
+// resolved still exists.
+//
+// The relaunch itself is resolved before any of that can lead to a signal:
+// forgectl is asked (package relaunch) whether `forgectl resume <id>` would
+// succeed once the pid has exited, when the run plans and again after the
+// capture. A session whose relaunch would fail (no transcript yet, a
+// deleted directory, a broken profile or config, no claude) is skipped with
+// that reason; it is never stopped to find out.
 //
 // A failed identity or pane check ends the session's turn unsignalled; a
 // busy session, a draft, a scrolled-back pane or a herdr error other than
@@ -42,6 +50,7 @@ import (
 
 	"forgectl.dev/resume-restart/internal/herdr"
 	"forgectl.dev/resume-restart/internal/outdated"
+	"forgectl.dev/resume-restart/internal/relaunch"
 	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/registry"
 )
@@ -90,6 +99,13 @@ type Config struct {
 	// Capture runs the same capture as `resume snapshot` for one session,
 	// before it is stopped. A failure means it is not stopped.
 	Capture func(ctx context.Context, e registry.Entry) error
+
+	// Resolve asks whether the relaunch line, `<Forgectl> resume <id>`,
+	// would succeed once pid has exited (package relaunch); nil runs
+	// Forgectl's own dry run. It is asked when the run plans and again
+	// before each signal: anything that would fail the relaunch skips the
+	// session instead of being discovered after the stop.
+	Resolve func(ctx context.Context, id string, pid int) (relaunch.Verdict, error)
 
 	// RegistryDir is Claude Code's sessions directory.
 	RegistryDir string
@@ -163,6 +179,9 @@ func (c *Config) defaults() {
 	if c.Capture == nil {
 		c.Capture = func(context.Context, registry.Entry) error { return nil }
 	}
+	if c.Resolve == nil {
+		c.Resolve = relaunch.Resolver{Forgectl: c.Forgectl}.Resolve
+	}
 }
 
 // Outcome values.
@@ -178,12 +197,15 @@ const (
 	WouldWait = "would_wait" // a real run would wait for it
 )
 
-// Checks is what each of the four checks said last; "" when not run.
+// Checks is what each check said last; "" when not run. Relaunch is
+// forgectl's verdict on the relaunch line and, right before the signal,
+// that the transcript it resolved still exists.
 type Checks struct {
 	Identity string `json:"identity"`
 	Status   string `json:"status"`
 	Pane     string `json:"pane"`
 	Input    string `json:"input"`
+	Relaunch string `json:"relaunch"`
 }
 
 // Outcome is the result for one session; also the element of --json.
@@ -195,6 +217,7 @@ type Outcome struct {
 	Outcome          string `json:"outcome"`
 	Reason           string `json:"reason"`
 	Detail           string `json:"detail"`
+	Hint             string `json:"hint"`
 	PaneID           string `json:"pane_id"`
 	EnvPaneID        string `json:"env_pane_id"`
 	PaneSource       string `json:"pane_source"`
@@ -224,6 +247,7 @@ const FieldTable = `JSON FIELDS (one object per session; [] when none)
                              would_wait, skipped, failed or pane_gone
   reason             string  machine-readable cause (see REASONS)
   detail             string  the same, for people
+  hint               string  the next step for a person ("" when none)
   pane_id            string  the herdr pane checked ("" when none)
   env_pane_id        string  the process's HERDR_PANE_ID ("" when unreadable)
   pane_source        string  "session" (found by session id in herdr's pane
@@ -231,10 +255,13 @@ const FieldTable = `JSON FIELDS (one object per session; [] when none)
   signalled          bool    SIGTERM was sent
   new_pid            number  the relaunched claude's pid (0 when none)
   command            string  the command to resume it by hand ("" when
-                             nothing is left to do)
-  checks             object  identity, status, pane, input: what each check
-                             said last ("ok", "<reason>: <detail>", or ""
-                             when it did not run)`
+                             nothing is left to do, or nothing can be
+                             resumed: no_transcript)
+  checks             object  identity, status, pane, input, relaunch: what
+                             each check said last ("ok", "<reason>:
+                             <detail>", or "" when it did not run);
+                             relaunch is forgectl's own dry run of the
+                             relaunch line`
 
 // Report is a whole run's result.
 type Report struct {
@@ -261,6 +288,7 @@ type session struct {
 	reread     bool
 	line       string
 	shellPid   int
+	transcript string // the transcript forgectl resolved for the relaunch
 	waitReason string
 	waitDetail string
 	checks     Checks
@@ -374,6 +402,23 @@ func (r *runner) plan(ctx context.Context) {
 				"its registry file has no procStart (or the start time is unreadable), so nothing proves the pid is still the claude that wrote it; resume it by hand"))
 		case r.IsAncestor(s.Entry.Pid, r.Self):
 			s.finish(s.outcome(Skipped, "inside_session", "this run is inside the session (its pid is an ancestor of this process); resume it by hand"))
+		}
+		if s.done != nil {
+			continue
+		}
+		// Before the pane: a session with nothing to resume is reported as
+		// that, whatever else is wrong with it.
+		if s.line != "" && lineErr == nil {
+			f := r.resolve(ctx, s)
+			if ctx.Err() != nil {
+				continue // interrupted: left to the loop, which reports it waiting
+			}
+			if f.st != pass {
+				r.settle(s, f)
+				continue
+			}
+		}
+		switch {
 		case s.pane == "":
 			why := "no herdr pane carries the session and its process has no HERDR_PANE_ID"
 			switch {
@@ -433,7 +478,7 @@ func (r *runner) loop(ctx context.Context) {
 		if s.done == nil {
 			r.progress("%s: %s, claude %s (installed %s): checking", s.id, s.paneLabel(), s.Entry.Version, s.Installed)
 		} else {
-			r.progress("%s: %s: %s", s.id, s.done.Outcome, s.done.Detail)
+			r.reportDone(s)
 		}
 	}
 	for {
@@ -447,7 +492,7 @@ func (r *runner) loop(ctx context.Context) {
 			}
 			r.attempt(ctx, s)
 			if s.done != nil {
-				r.progress("%s: %s: %s", s.id, s.done.Outcome, s.done.Detail)
+				r.reportDone(s)
 			} else {
 				pending++
 			}
@@ -468,13 +513,25 @@ func (r *runner) loop(ctx context.Context) {
 						reason, detail = "not_checked", "not checked yet"
 					}
 					s.finish(s.outcome(Waiting, reason, fmt.Sprintf("still %s %s; nothing was stopped", detail, cause)))
-					r.progress("%s: %s: %s", s.id, s.done.Outcome, s.done.Detail)
+					r.reportDone(s)
 				}
 			}
 			return
 		}
 		wait := min(r.Poll, deadline.Sub(now))
 		sleep(ctx, wait)
+	}
+}
+
+// reportDone prints a finished session's progress line, and its hint.
+func (r *runner) reportDone(s *session) {
+	what := s.done.Outcome
+	if s.done.Reason != "" {
+		what += ": " + s.done.Reason
+	}
+	r.progress("%s: %s: %s", s.id, what, s.done.Detail)
+	if s.done.Hint != "" {
+		r.progress("%s: hint: %s", s.id, s.done.Hint)
 	}
 }
 
@@ -492,6 +549,9 @@ type finding struct {
 	st     checkState
 	reason string
 	detail string
+	hint   string
+	// noCommand: resuming it by hand cannot work either (no transcript).
+	noCommand bool
 }
 
 type checkState int
@@ -500,6 +560,7 @@ const (
 	pass    checkState = iota
 	hold               // wait and check again
 	refuse             // reported, never signalled
+	broken             // the run cannot tell: failed, never signalled
 	exited             // the session ended by itself
 	missing            // herdr answered pane_not_found
 )
@@ -526,7 +587,16 @@ func (r *runner) attempt(ctx context.Context, s *session) {
 	if err := r.Capture(ctx, e); err != nil {
 		// Stopping now could lose what the snapshot exists to keep; a torn
 		// task file or a busy store usually clears by the next round.
-		r.settle(s, finding{hold, "capture_failed", fmt.Sprintf("unable to take its snapshot (%v), so not stopped", err)})
+		r.settle(s, finding{st: hold, reason: "capture_failed", detail: fmt.Sprintf("unable to take its snapshot (%v), so not stopped", err)})
+		return
+	}
+	// The relaunch is resolved again, as late as a forgectl run allows:
+	// the directory, the config or the claude binary may have changed
+	// since the plan. What it resolved is re-checked in checkAll below.
+	if f := r.resolve(ctx, s); ctx.Err() != nil {
+		return
+	} else if f.st != pass {
+		r.settle(s, f)
 		return
 	}
 	// The capture took time: the checks run again right before the signal.
@@ -543,6 +613,14 @@ func (r *runner) attempt(ctx context.Context, s *session) {
 
 // settle records a finding that did not pass.
 func (r *runner) settle(s *session, f finding) {
+	defer func() {
+		if s.done != nil {
+			s.done.Hint = f.hint
+			if f.noCommand {
+				s.done.Command = ""
+			}
+		}
+	}()
 	switch f.st {
 	case hold:
 		if f.reason != s.waitReason || f.detail != s.waitDetail {
@@ -551,6 +629,8 @@ func (r *runner) settle(s *session, f finding) {
 		s.waitReason, s.waitDetail = f.reason, f.detail
 	case refuse:
 		s.finish(s.outcome(Skipped, f.reason, f.detail+"; it was not signalled"))
+	case broken:
+		s.finish(s.outcome(Failed, f.reason, f.detail+"; nothing was stopped"))
 	case exited:
 		s.finish(s.outcome(Skipped, f.reason, f.detail))
 	case missing:
@@ -563,7 +643,7 @@ func (r *runner) settle(s *session, f finding) {
 // A pane_not_found re-reads herdr's pane list once per session and
 // continues on the pane that now holds the session.
 func (r *runner) checkAll(ctx context.Context, s *session) (finding, registry.Entry) {
-	s.checks = Checks{}
+	s.checks = Checks{Relaunch: s.checks.Relaunch}
 	f, e := r.identity(s)
 	s.checks.Identity = f.String()
 	if f.st != pass {
@@ -600,6 +680,11 @@ func (r *runner) checkAll(ctx context.Context, s *session) (finding, registry.En
 	}
 	f = status(e)
 	s.checks.Status = f.String()
+	if f.st != pass {
+		return f, e
+	}
+	f = s.transcriptCheck()
+	s.checks.Relaunch = f.String()
 	return f, e
 }
 
@@ -609,14 +694,14 @@ func (r *runner) reread(ctx context.Context, s *session) (finding, bool) {
 	old := s.pane
 	panes, err := r.Herdr.PaneList(ctx)
 	if err != nil {
-		return finding{missing, "pane_not_found", fmt.Sprintf("herdr answered pane_not_found for %s, and the pane list could not be read again (%v)", old, err)}, false
+		return finding{st: missing, reason: "pane_not_found", detail: fmt.Sprintf("herdr answered pane_not_found for %s, and the pane list could not be read again (%v)", old, err)}, false
 	}
 	found := panesFor(panes, s.id)
 	switch {
 	case len(found) > 1:
-		return finding{refuse, "duplicate_pane", fmt.Sprintf("after pane_not_found for %s, panes %s are all labelled with this session; resume it by hand", old, strings.Join(found, ", "))}, false
+		return finding{st: refuse, reason: "duplicate_pane", detail: fmt.Sprintf("after pane_not_found for %s, panes %s are all labelled with this session; resume it by hand", old, strings.Join(found, ", "))}, false
 	case len(found) == 0 || found[0] == old:
-		return finding{missing, "pane_not_found", fmt.Sprintf("herdr answered pane_not_found for %s and no other pane holds the session", old)}, false
+		return finding{st: missing, reason: "pane_not_found", detail: fmt.Sprintf("herdr answered pane_not_found for %s and no other pane holds the session", old)}, false
 	}
 	s.pane, s.source = found[0], "session"
 	r.progress("%s: %s after pane_not_found for %s", s.id, s.paneLabel(), old)
@@ -629,32 +714,32 @@ func (r *runner) identity(s *session) (finding, registry.Entry) {
 	e, err := registry.ReadFile(want.File)
 	if errors.Is(err, os.ErrNotExist) {
 		if st, serr := r.StartTime(want.Pid); serr == nil && st == want.ProcStart {
-			return finding{refuse, "identity_mismatch", fmt.Sprintf("pid %d still runs but its registry file is gone", want.Pid)}, want
+			return finding{st: refuse, reason: "identity_mismatch", detail: fmt.Sprintf("pid %d still runs but its registry file is gone", want.Pid)}, want
 		}
-		return finding{exited, "exited", "the session exited before it could be restarted"}, want
+		return finding{st: exited, reason: "exited", detail: "the session exited before it could be restarted"}, want
 	}
 	if err != nil {
-		return finding{hold, "registry_unreadable", fmt.Sprintf("unreadable in the registry (%v)", err)}, want
+		return finding{st: hold, reason: "registry_unreadable", detail: fmt.Sprintf("unreadable in the registry (%v)", err)}, want
 	}
 	if e.SessionID != want.SessionID {
-		return finding{refuse, "identity_mismatch", fmt.Sprintf("pid %d now runs session %s", want.Pid, e.SessionID)}, e
+		return finding{st: refuse, reason: "identity_mismatch", detail: fmt.Sprintf("pid %d now runs session %s", want.Pid, e.SessionID)}, e
 	}
 	if e.ProcStart != want.ProcStart || e.ProcStart == "" {
-		return finding{refuse, "identity_mismatch", fmt.Sprintf("the registry file's procStart changed from %q to %q", want.ProcStart, e.ProcStart)}, e
+		return finding{st: refuse, reason: "identity_mismatch", detail: fmt.Sprintf("the registry file's procStart changed from %q to %q", want.ProcStart, e.ProcStart)}, e
 	}
 	info, err := r.Lookup(want.Pid)
 	if errors.Is(err, proc.ErrNoProcess) {
-		return finding{exited, "exited", "the session exited before it could be restarted"}, e
+		return finding{st: exited, reason: "exited", detail: "the session exited before it could be restarted"}, e
 	}
 	if err != nil {
-		return finding{refuse, "identity_mismatch", fmt.Sprintf("pid %d cannot be examined (%v)", want.Pid, err)}, e
+		return finding{st: refuse, reason: "identity_mismatch", detail: fmt.Sprintf("pid %d cannot be examined (%v)", want.Pid, err)}, e
 	}
 	if info.StartTime != want.ProcStart {
-		return finding{refuse, "identity_mismatch", fmt.Sprintf("pid %d started at %q, not at the registry's procStart %q: the pid was reused", want.Pid, info.StartTime, want.ProcStart)}, e
+		return finding{st: refuse, reason: "identity_mismatch", detail: fmt.Sprintf("pid %d started at %q, not at the registry's procStart %q: the pid was reused", want.Pid, info.StartTime, want.ProcStart)}, e
 	}
 	args, _ := r.Args(want.Pid)
 	if !IsClaudeExecutable(info, args) {
-		return finding{refuse, "identity_mismatch", fmt.Sprintf("pid %d runs %q, not a claude executable", want.Pid, info.Name)}, e
+		return finding{st: refuse, reason: "identity_mismatch", detail: fmt.Sprintf("pid %d runs %q, not a claude executable", want.Pid, info.Name)}, e
 	}
 	return passed, e
 }
@@ -694,15 +779,15 @@ func status(e registry.Entry) finding {
 	if st == "" {
 		st = "none recorded"
 	}
-	return finding{hold, "busy", fmt.Sprintf("busy (status %s)", st)}
+	return finding{st: hold, reason: "busy", detail: fmt.Sprintf("busy (status %s)", st)}
 }
 
 // herdrFinding turns a herdr error into a finding.
 func herdrFinding(err error, pane string) finding {
 	if herdr.IsCode(err, herdr.CodePaneNotFound) {
-		return finding{missing, "pane_not_found", fmt.Sprintf("herdr answered pane_not_found for %s", pane)}
+		return finding{st: missing, reason: "pane_not_found", detail: fmt.Sprintf("herdr answered pane_not_found for %s", pane)}
 	}
-	return finding{hold, "herdr_error", fmt.Sprintf("getting herdr errors (%v)", err)}
+	return finding{st: hold, reason: "herdr_error", detail: fmt.Sprintf("getting herdr errors (%v)", err)}
 }
 
 // paneCheck asks herdr whether the pane is this session's and the pid its
@@ -714,21 +799,21 @@ func (r *runner) paneCheck(ctx context.Context, s *session) finding {
 	}
 	if got := p.ClaudeSession(); got != s.id {
 		if got == "" {
-			return finding{refuse, "pane_mismatch", fmt.Sprintf("herdr labels pane %s with no claude session (is herdr's claude integration installed?)", s.pane)}
+			return finding{st: refuse, reason: "pane_mismatch", detail: fmt.Sprintf("herdr labels pane %s with no claude session (is herdr's claude integration installed?)", s.pane)}
 		}
-		return finding{refuse, "pane_mismatch", fmt.Sprintf("herdr labels pane %s with session %s", s.pane, got)}
+		return finding{st: refuse, reason: "pane_mismatch", detail: fmt.Sprintf("herdr labels pane %s with session %s", s.pane, got)}
 	}
 	pi, err := r.Herdr.ProcessInfo(ctx, s.pane)
 	if err != nil {
 		return herdrFinding(err, s.pane)
 	}
 	if !pi.InForeground(s.Entry.Pid) {
-		return finding{refuse, "not_foreground", fmt.Sprintf("pid %d is not the foreground process of pane %s (foreground group %d, shell %d)", s.Entry.Pid, s.pane, pi.ForegroundProcessGroupID, pi.ShellPid)}
+		return finding{st: refuse, reason: "not_foreground", detail: fmt.Sprintf("pid %d is not the foreground process of pane %s (foreground group %d, shell %d)", s.Entry.Pid, s.pane, pi.ForegroundProcessGroupID, pi.ShellPid)}
 	}
 	s.shellPid = pi.ShellPid
 	if p.ScrolledBack() {
 		// The visible screen is history then, which can show an old, empty box.
-		return finding{hold, "scrolled", fmt.Sprintf("scrolled back in pane %s, so its input line cannot be read", s.pane)}
+		return finding{st: hold, reason: "scrolled", detail: fmt.Sprintf("scrolled back in pane %s, so its input line cannot be read", s.pane)}
 	}
 	return passed
 }

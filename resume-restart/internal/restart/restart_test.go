@@ -19,6 +19,7 @@ import (
 
 	"forgectl.dev/resume-restart/internal/herdr"
 	"forgectl.dev/resume-restart/internal/outdated"
+	"forgectl.dev/resume-restart/internal/relaunch"
 	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/registry"
 )
@@ -40,25 +41,32 @@ type world struct {
 	mu  sync.Mutex
 	dir string
 
-	alive     map[int]string // pid -> start time
-	exe       map[int]string
-	panes     map[string]herdr.Pane
-	lists     [][]herdr.Pane // what successive pane lists answer (the last repeats); none: the panes map
-	fg        map[string]herdr.ProcessInfo
-	screen    map[string]string
-	statuses  []string           // registry status at each identity check; the last repeats
-	errs      map[string][]error // "op pane" -> errors to return, in order
-	sticky    map[string]error   // "op pane" -> an error every call returns
-	onRun     func(w *world)     // what typing the line does; nil: a new claude registers
-	onRead    func(w *world)     // what happens while the screen is read (held under mu)
-	onKeys    func(w *world)     // what happens when keys are sent (held under mu)
-	reads     int                // screen reads so far
-	noExit    bool               // SIGTERM is ignored
-	keepFile  bool               // the registry file stays after exit
-	calls     []string
-	signalled []int
-	typed     []string
-	checks    int
+	alive    map[int]string // pid -> start time
+	exe      map[int]string
+	panes    map[string]herdr.Pane
+	lists    [][]herdr.Pane // what successive pane lists answer (the last repeats); none: the panes map
+	fg       map[string]herdr.ProcessInfo
+	screen   map[string]string
+	statuses []string           // registry status at each identity check; the last repeats
+	errs     map[string][]error // "op pane" -> errors to return, in order
+	sticky   map[string]error   // "op pane" -> an error every call returns
+	onRun    func(w *world)     // what typing the line does; nil: a new claude registers
+	onRead   func(w *world)     // what happens while the screen is read (held under mu)
+	onKeys   func(w *world)     // what happens when keys are sent (held under mu)
+	reads    int                // screen reads so far
+	noExit   bool               // SIGTERM is ignored
+	keepFile bool               // the registry file stays after exit
+	// verdicts are forgectl's successive answers on the relaunch (the last
+	// repeats); none: ready, with the transcript below.
+	verdicts   []relaunch.Verdict
+	resolveErr error
+	onResolve  func(w *world) // what happens while forgectl resolves
+	resolves   int
+	transcript string
+	calls      []string
+	signalled  []int
+	typed      []string
+	checks     int
 }
 
 func newWorld(t *testing.T) *world {
@@ -74,7 +82,36 @@ func newWorld(t *testing.T) *world {
 	}
 	w.addPane("w1:p1", sid, pid)
 	w.writeEntry(pid, sid, "100", "idle")
+	w.transcript = filepath.Join(w.dir, sid+".jsonl")
+	if err := os.WriteFile(w.transcript, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	return w
+}
+
+// resolve answers as forgectl resume --dry-run --json would.
+func (w *world) resolve(ctx context.Context, id string, p int) (relaunch.Verdict, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.calls = append(w.calls, "resolve")
+	w.resolves++
+	if w.onResolve != nil {
+		w.onResolve(w)
+	}
+	if p != pid || id != sid {
+		w.t.Errorf("resolve(%s, %d): not the session about to be stopped", id, p)
+	}
+	if w.resolveErr != nil {
+		return relaunch.Verdict{}, w.resolveErr
+	}
+	if len(w.verdicts) > 0 {
+		v := w.verdicts[0]
+		if len(w.verdicts) > 1 {
+			w.verdicts = w.verdicts[1:]
+		}
+		return v, nil
+	}
+	return relaunch.Verdict{OK: true, SessionID: id, Cwd: "/home/u/src/api", Transcript: w.transcript, Argv: []string{"claude", "--resume", id}}, nil
 }
 
 func (w *world) addPane(id, session string, fgPid int) {
@@ -90,7 +127,7 @@ func (w *world) addPane(id, session string, fgPid int) {
 func (w *world) file(p int) string { return filepath.Join(w.dir, fmt.Sprintf("%d.json", p)) }
 
 func (w *world) writeEntry(p int, session, start, status string) {
-	b, _ := json.Marshal(map[string]any{"pid": p, "sessionId": session, "procStart": start, "status": status, "version": "2.1.99"})
+	b, _ := json.Marshal(map[string]any{"pid": p, "sessionId": session, "procStart": start, "status": status, "version": "2.1.99", "cwd": "/home/u/src/api"})
 	if err := os.WriteFile(w.file(p), b, 0o600); err != nil {
 		w.t.Fatal(err)
 	}
@@ -293,7 +330,7 @@ func (w *world) config(s ...outdated.Session) Config {
 		Herdr: w, Forgectl: forge,
 		RegistryDir: w.dir, Self: 1, IsAncestor: func(int, int) bool { return false },
 		Lookup: w.lookup, Args: func(int) ([]string, error) { return nil, nil },
-		StartTime: w.startTime, Check: w.check, Terminate: w.terminate,
+		StartTime: w.startTime, Check: w.check, Terminate: w.terminate, Resolve: w.resolve,
 		Poll: time.Millisecond, Settle: time.Millisecond,
 		StopWait: 300 * time.Millisecond, RegisterWait: 300 * time.Millisecond,
 		Progress: &strings.Builder{},
@@ -651,9 +688,9 @@ func TestCheckOrderAndCalls(t *testing.T) {
 	// (before and after the capture), the re-read last before the signal;
 	// then the foreground wait, Ctrl-U, the foreground again, the relaunch.
 	want := []string{
-		"list",
+		"list", "resolve",
 		"identity", "get w1:p1", "process-info w1:p1", "read w1:p1", "identity",
-		"capture",
+		"capture", "resolve",
 		"identity", "get w1:p1", "process-info w1:p1", "read w1:p1", "identity",
 		"terminate",
 		"process-info w1:p1", "send-keys w1:p1", "process-info w1:p1", "run w1:p1",
@@ -670,14 +707,14 @@ func TestDryRun(t *testing.T) {
 		want  Outcome
 	}{
 		{"ready", nil, Outcome{Outcome: Ready, Detail: "would capture, stop and type: " + line,
-			Checks: Checks{Identity: "ok", Status: "ok", Pane: "ok", Input: "ok"}}},
+			Checks: Checks{Identity: "ok", Status: "ok", Pane: "ok", Input: "ok", Relaunch: "ok"}}},
 		{"busy with a draft", func(w *world, c *Config) {
 			w.writeEntry(pid, sid, "100", "busy")
 			w.screen["w1:p1"] = draft
 		}, Outcome{Outcome: WouldWait, Reason: "busy",
 			Detail: "would wait: busy (status busy) and holding an unsent draft (the input line holds a draft)",
 			Checks: Checks{Identity: "ok", Status: "busy: busy (status busy)", Pane: "ok",
-				Input: "draft: holding an unsent draft (the input line holds a draft)"}}},
+				Input: "draft: holding an unsent draft (the input line holds a draft)", Relaunch: "ok"}}},
 		{"pane gone: no re-read", func(w *world, c *Config) {
 			w.lists = [][]herdr.Pane{{w.panes["w1:p1"]}}
 			delete(w.panes, "w1:p1")
@@ -685,10 +722,10 @@ func TestDryRun(t *testing.T) {
 		}, Outcome{Outcome: PaneGone, Reason: "pane_not_found", Command: line,
 			Detail: "herdr answered pane_not_found for w1:p1; a real run would read the pane list once more",
 			Checks: Checks{Identity: "ok", Status: "ok", Pane: "pane_not_found: herdr answered pane_not_found for w1:p1",
-				Input: "pane_not_found: herdr answered pane_not_found for w1:p1"}}},
+				Input: "pane_not_found: herdr answered pane_not_found for w1:p1", Relaunch: "ok"}}},
 		{"pid reused", func(w *world, c *Config) { w.alive[pid] = "1" }, Outcome{Outcome: Skipped, Reason: "identity_mismatch", Command: line,
 			Detail: `pid 4242 started at "1", not at the registry's procStart "100": the pid was reused`,
-			Checks: Checks{Identity: `identity_mismatch: pid 4242 started at "1", not at the registry's procStart "100": the pid was reused`, Pane: "ok", Input: "ok"}}},
+			Checks: Checks{Identity: `identity_mismatch: pid 4242 started at "1", not at the registry's procStart "100": the pid was reused`, Pane: "ok", Input: "ok", Relaunch: "ok"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -708,7 +745,7 @@ func TestDryRun(t *testing.T) {
 				t.Errorf("a dry run signalled %v and typed %v", w.signalled, w.typed)
 			}
 			for _, call := range w.calls {
-				if op := strings.Fields(call)[0]; op != "list" && op != "get" && op != "process-info" && op != "read" {
+				if op := strings.Fields(call)[0]; op != "list" && op != "get" && op != "process-info" && op != "read" && op != "resolve" {
 					t.Errorf("a dry run called %s", call)
 				}
 			}
@@ -870,4 +907,111 @@ func TestTerminateRealProcess(t *testing.T) {
 			t.Errorf("Terminate on a reaped pid = %v, want ErrExited (or ErrReused)", err)
 		}
 	})
+}
+
+// TestRelaunchPlanOutcomes: whatever would make the typed `forgectl resume
+// <id>` fail skips the session before any signal, with its own reason and
+// hint, whether forgectl says so when the run plans or only right before
+// the stop.
+func TestRelaunchPlanOutcomes(t *testing.T) {
+	refusal := func(reason, err, hint string, code int) relaunch.Verdict {
+		return relaunch.Verdict{Reason: reason, Error: err, Hint: hint, ExitCode: code, Argv: []string{}}
+	}
+	noMatch := refusal("no_match", `no session matches "`+sid+`"`, "'forgectl resume ls' lists every session", 1)
+	ready := relaunch.Verdict{OK: true, SessionID: sid, Transcript: "set below", Argv: []string{"claude"}}
+	type want struct {
+		Outcome, Reason, Command string
+		Hint                     string // a substring
+		Resolves                 int
+		Relaunch                 string // the relaunch check, a prefix
+	}
+	cases := []struct {
+		name  string
+		setup func(w *world, c *Config)
+		want  want
+	}{
+		{"no transcript yet", func(w *world, c *Config) { w.verdicts = []relaunch.Verdict{noMatch} },
+			want{Skipped, NoTranscript, "", "quit it and start claude in /home/u/src/api, or run `cd /home/u/src/api && /opt/forgectl/bin/forgectl launch`", 1, "no_transcript: there is nothing to resume"}},
+		{"no transcript and no pane: the transcript is the reason", func(w *world, c *Config) {
+			w.verdicts = []relaunch.Verdict{noMatch}
+			w.panes = map[string]herdr.Pane{}
+			c.Sessions[0].PaneEnv = ""
+		}, want{Skipped, NoTranscript, "", "start claude in", 1, "no_transcript"}},
+		{"deleted cwd", func(w *world, c *Config) {
+			w.verdicts = []relaunch.Verdict{refusal("cwd_gone", "the session's directory /home/u/src/api no longer exists",
+				"recreate it (for a deleted worktree: git worktree add /home/u/src/api <branch>) and run this again", 1)}
+		}, want{Skipped, CwdGone, line, "git worktree add", 1, "cwd_gone: the relaunch would fail: the session's directory"}},
+		{"bad launch profile", func(w *world, c *Config) {
+			w.verdicts = []relaunch.Verdict{refusal("bad_launch_profile", `[proxy] launch_profile "corp" names no profile`,
+				"define [proxy.profiles.corp] or remove launch_profile", 2)}
+		}, want{Skipped, BadLaunchProfile, line, "[proxy.profiles.corp]", 1, "bad_launch_profile"}},
+		{"claude binary missing", func(w *world, c *Config) {
+			w.verdicts = []relaunch.Verdict{refusal("claude_not_found", "claude not found on PATH", "install Claude Code", 1)}
+		}, want{Skipped, ClaudeNotFound, line, "install Claude Code", 1, "claude_not_found"}},
+		{"another process runs it", func(w *world, c *Config) {
+			w.verdicts = []relaunch.Verdict{refusal("live", "session "+sid+" is running (pid 9)", "", 2)}
+		}, want{Skipped, RelaunchRefused, line, "", 1, "relaunch_refused: the relaunch would fail (forgectl: live)"}},
+		{"no verdict: failed, not signalled", func(w *world, c *Config) {
+			w.resolveErr = &relaunch.Error{Reason: "forgectl resume --dry-run did not answer within 1m0s"}
+		}, want{Failed, RelaunchUnverified, line, line + " --dry-run", 1, "relaunch_unverified"}},
+		{"ready at the plan, directory deleted before the stop", func(w *world, c *Config) {
+			w.verdicts = []relaunch.Verdict{ready, refusal("cwd_gone", "the session's directory /home/u/src/api no longer exists", "recreate it", 1)}
+		}, want{Skipped, CwdGone, line, "recreate it", 2, "cwd_gone"}},
+		{"transcript gone between the last resolution and the signal", func(w *world, c *Config) {
+			w.onRead = func(w *world) {
+				if w.reads == 2 { // the screen read of the checks after the capture
+					os.Remove(w.transcript)
+				}
+			}
+		}, want{Skipped, NoTranscript, "", "where its transcript went", 2, "no_transcript: its transcript"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			cfg := w.config()
+			if c.setup != nil {
+				c.setup(w, &cfg)
+			}
+			for i := range w.verdicts {
+				if w.verdicts[i].Transcript == "set below" {
+					w.verdicts[i].Transcript = w.transcript
+				}
+			}
+			rep := Run(context.Background(), cfg)
+			o := rep.Outcomes[0]
+			if o.Outcome != c.want.Outcome || o.Reason != c.want.Reason || o.Command != c.want.Command ||
+				!strings.Contains(o.Hint, c.want.Hint) || w.resolves != c.want.Resolves || !strings.HasPrefix(o.Checks.Relaunch, c.want.Relaunch) {
+				t.Errorf("got %s/%s command %q hint %q, %d resolutions, relaunch check %q\nwant %+v\ndetail: %s",
+					o.Outcome, o.Reason, o.Command, o.Hint, w.resolves, o.Checks.Relaunch, c.want, o.Detail)
+			}
+			if len(w.signalled) > 0 || len(w.typed) > 0 || o.Signalled {
+				t.Errorf("signalled %v, typed %v", w.signalled, w.typed)
+			}
+			if got := rep.Incomplete(); got != (c.want.Outcome == Failed) {
+				t.Errorf("incomplete = %v for %s", got, c.want.Outcome)
+			}
+			progress := cfg.Progress.(*strings.Builder).String()
+			if !strings.Contains(progress, sid+": "+o.Outcome+": "+o.Reason+": ") || (o.Hint != "" && !strings.Contains(progress, sid+": hint: "+o.Hint)) {
+				t.Errorf("progress lines do not name the reason and hint:\n%s", progress)
+			}
+		})
+	}
+}
+
+// TestDryRunShowsRelaunchRefusals: --dry-run asks forgectl too, and reports
+// the refusal as the plan.
+func TestDryRunShowsRelaunchRefusals(t *testing.T) {
+	w := newWorld(t)
+	cfg := w.config()
+	cfg.DryRun = true
+	w.verdicts = []relaunch.Verdict{{Reason: "no_match", Error: "no session matches", ExitCode: 1}}
+	o := Run(context.Background(), cfg).Outcomes[0]
+	if o.Outcome != Skipped || o.Reason != NoTranscript || o.Command != "" || o.Hint == "" || !strings.HasPrefix(o.Checks.Relaunch, "no_transcript: ") {
+		t.Errorf("%+v", o)
+	}
+	for _, call := range w.calls {
+		if call != "list" && call != "resolve" {
+			t.Errorf("a dry run of a session with nothing to resume still called %s", call)
+		}
+	}
 }

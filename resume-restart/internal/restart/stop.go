@@ -23,9 +23,9 @@ func (r *runner) inputCheck(ctx context.Context, s *session) finding {
 	case inputbox.Empty:
 		return passed
 	case inputbox.Draft:
-		return finding{hold, "draft", "holding an unsent draft (" + res.Reason + ")"}
+		return finding{st: hold, reason: "draft", detail: "holding an unsent draft (" + res.Reason + ")"}
 	}
-	return finding{hold, "input_unrecognized", "showing no recognisable input box (" + res.Reason + "), which counts as a draft"}
+	return finding{st: hold, reason: "input_unrecognized", detail: "showing no recognisable input box (" + res.Reason + "), which counts as a draft"}
 }
 
 // restart stops the session and relaunches it in its pane. It runs to the

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/shared/exitcode"
+)
+
+// verdict is `forgectl resume --dry-run --json`: whether `forgectl resume
+// FILTER` would exec claude now, and if not, why, in one object. It is how
+// resume restart asks, before it stops a session, whether the relaunch it
+// will type can succeed: the answer comes from this same resolution, not
+// from a copy of its rules.
+type verdict struct {
+	OK bool `json:"ok"`
+	// Reason names the first refusal; "" when OK.
+	Reason     string   `json:"reason"`
+	Error      string   `json:"error"`
+	Hint       string   `json:"hint"`
+	ExitCode   int      `json:"exit_code"`
+	SessionID  string   `json:"session_id"`
+	Cwd        string   `json:"cwd"`
+	Transcript string   `json:"transcript_path"`
+	Binary     string   `json:"binary"`
+	Argv       []string `json:"argv"`
+}
+
+// verdictFields documents verdict for --help.
+const verdictFields = `VERDICT (--dry-run --json: one object on stdout; the exit code is unchanged)
+  ok               bool     the real run would exec claude
+  reason           string   "" when ok, else the first refusal: config_invalid,
+                            bad_launch_profile, no_match, ambiguous, live,
+                            no_cwd, cwd_gone, harness_unsupported,
+                            claude_not_found, or failed (anything else)
+  error, hint      string   the error and hint lines printed on stderr
+  exit_code        number   the exit code (the real run's, 0 when ok)
+  session_id, cwd  string   the session resolved ("" when none)
+  transcript_path  string   its transcript
+  binary           string   the claude that would be exec'd
+  argv             array    its argv ([] when not ok)`
+
+// why records the first refusal of a --json dry run.
+func (a *app) why(reason string) {
+	if a.verdict != nil && a.verdict.Reason == "" {
+		a.verdict.Reason = reason
+	}
+}
+
+func (v *verdict) found(s *sessions.Session) {
+	v.SessionID, v.Cwd, v.Transcript = s.ID, s.Cwd, s.Transcript
+}
+
+func (v *verdict) fill(p plan) { v.Binary, v.Argv = p.binary, p.argv }
+
+// resumeVerdict runs a dry run that may print a verdict and may treat one
+// live pid as stopped. Both belong to dry runs only: a real resume that
+// ignored a live process would put two claudes on one transcript.
+func (a *app) resumeVerdict(ctx context.Context, o resumeOpts, asJSON bool, stopped int) error {
+	if !o.dryRun {
+		a.errorf("--json and --assume-stopped need --dry-run")
+		a.hintf("run 'forgectl resume --help' for usage")
+		return exit(exitcode.Refused)
+	}
+	if stopped < 0 {
+		a.errorf("--assume-stopped takes a pid, not %d", stopped)
+		a.hintf("run 'forgectl resume --help' for usage")
+		return exit(exitcode.Refused)
+	}
+	a.assumeStopped = stopped
+	if !asJSON {
+		return a.resume(ctx, o)
+	}
+	v := &verdict{Argv: []string{}}
+	a.verdict = v
+	stdout, stderr := a.stdout, a.stderr
+	var said bytes.Buffer
+	// The candidate table of an ambiguous filter is not the verdict; the
+	// messages still reach stderr, and the first error and hint are kept.
+	a.stdout, a.stderr = io.Discard, io.MultiWriter(stderr, &said)
+	err := a.resume(ctx, o)
+	a.stdout, a.stderr, a.verdict = stdout, stderr, nil
+
+	var ce *codeError
+	switch {
+	case err == nil:
+		v.OK, v.Reason = true, ""
+	case errors.As(err, &ce):
+		v.ExitCode = ce.code
+	default:
+		v.ExitCode = exitcode.Failed
+	}
+	if !v.OK {
+		if v.Reason == "" {
+			v.Reason = "failed"
+		}
+		v.Argv = []string{}
+		for _, l := range strings.Split(said.String(), "\n") {
+			if m, ok := strings.CutPrefix(l, "forgectl: error: "); ok && v.Error == "" {
+				v.Error = m
+			} else if m, ok := strings.CutPrefix(l, "forgectl: hint: "); ok && v.Hint == "" {
+				v.Hint = m
+			}
+		}
+		if v.Error == "" && err != nil && ce == nil {
+			v.Error = err.Error()
+		}
+	}
+	b, merr := json.Marshal(v)
+	if merr != nil {
+		return merr
+	}
+	if _, werr := a.stdout.Write(append(b, '\n')); werr != nil {
+		return werr
+	}
+	return err
+}
