@@ -72,66 +72,40 @@ type Link struct {
 // /clear line may be (observed: 2 to 30 ms; a loaded machine is slower).
 const clearWindow = 5 * time.Second
 
-// Decide gives each node's parent, in the order of nodes. A node copied
-// from another session is its branch or fork, whatever else it carries (a
+// Decide gives a session's parent from its own marks and the history's
+// /clear lines, so a listing can decide each row as it comes. A session
+// copied from another is its branch or fork, whatever else it carries (a
 // fork of a /clear continuation copies its /clear rows too). A /clear
-// continuation's parent is the session the history logged the /clear
-// under just before it began, preferring one of the same process; without
-// that line, the newest earlier continuation of the same process, else the
-// session the process started as. A node never names itself.
-func Decide(nodes []Node, clears []ClearEvent) []Link {
-	out := make([]Link, len(nodes))
-	// Continuations of each process, for the fallback.
-	type cont struct {
-		id string
-		at int64
+// continuation's parent is the session the history logged the closest
+// /clear under just before it began (the CLI logs it a few milliseconds
+// before the new file's first row; closest also orders a chain of quick
+// /clears in one process); without such a line, the session its process
+// started as. A session never names itself.
+func Decide(n Node, clears []ClearEvent) Link {
+	switch {
+	case n.CopiedFrom != "" && n.CopiedFrom != n.ID:
+		return Link{n.CopiedFrom, n.CopiedBy}
+	case n.ClearedAt == "":
+		return Link{}
 	}
-	var byProcess map[string][]cont
-	for _, n := range nodes {
-		if n.CopiedFrom == "" && n.ClearedAt != "" && n.ProcessSession != "" {
-			if byProcess == nil {
-				byProcess = map[string][]cont{}
-			}
-			byProcess[n.ProcessSession] = append(byProcess[n.ProcessSession], cont{n.ID, parseMs(n.ClearedAt)})
-		}
+	parent := ""
+	if at := parseMs(n.ClearedAt); at > 0 {
+		parent = fromHistory(n, at, clears)
 	}
-	process := map[string]string{} // id -> the process it started as
-	for _, n := range nodes {
-		if n.ProcessSession != "" {
-			process[n.ID] = n.ProcessSession
-		}
+	if parent == "" && n.ProcessSession != n.ID {
+		parent = n.ProcessSession
 	}
-	for i, n := range nodes {
-		switch {
-		case n.CopiedFrom != "" && n.CopiedFrom != n.ID:
-			out[i] = Link{n.CopiedFrom, n.CopiedBy}
-		case n.ClearedAt != "":
-			at := parseMs(n.ClearedAt)
-			parent := ""
-			if at > 0 {
-				parent = fromHistory(n, at, clears, process)
-			}
-			if parent == "" && n.ProcessSession != "" && n.ProcessSession != n.ID {
-				parent = n.ProcessSession
-				best := int64(-1)
-				for _, c := range byProcess[n.ProcessSession] {
-					if c.id != n.ID && c.at > 0 && c.at < at && c.at > best {
-						parent, best = c.id, c.at
-					}
-				}
-			}
-			if parent != "" {
-				out[i] = Link{parent, Clear}
-			}
-		}
+	if parent == "" {
+		return Link{}
 	}
-	return out
+	return Link{parent, Clear}
 }
 
-// fromHistory finds the /clear line that made n: the closest before n's
-// start within clearWindow, one of n's own process first.
-func fromHistory(n Node, at int64, clears []ClearEvent, process map[string]string) string {
-	best, bestSame := "", false
+// fromHistory finds the /clear line that made n: the closest to n's start,
+// within clearWindow before it (or a second after: one machine's clocks,
+// a row stamped a moment early).
+func fromHistory(n Node, at int64, clears []ClearEvent) string {
+	best := ""
 	var bestGap int64
 	for _, c := range clears {
 		gap := at - c.AtMs
@@ -139,11 +113,10 @@ func fromHistory(n Node, at int64, clears []ClearEvent, process map[string]strin
 			continue
 		}
 		if gap < 0 {
-			gap = -gap // clocks of one machine, a row stamped a moment early
+			gap = -gap
 		}
-		same := n.ProcessSession != "" && (c.SessionID == n.ProcessSession || process[c.SessionID] == n.ProcessSession)
-		if best == "" || (same && !bestSame) || (same == bestSame && gap < bestGap) {
-			best, bestSame, bestGap = c.SessionID, same, gap
+		if best == "" || gap < bestGap {
+			best, bestGap = c.SessionID, gap
 		}
 	}
 	return best

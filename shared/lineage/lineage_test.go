@@ -15,6 +15,14 @@ func ms(ts string) int64 {
 	return t.UnixMilli()
 }
 
+func decideAll(nodes []Node, clears []ClearEvent) []Link {
+	out := make([]Link, len(nodes))
+	for i, n := range nodes {
+		out[i] = Decide(n, clears)
+	}
+	return out
+}
+
 func TestDecide(t *testing.T) {
 	// The shapes the real CLI left in a home (see the package doc): P, its
 	// branch B, its fork F, a fork of the fork FF, a branch of the fork BF,
@@ -49,15 +57,15 @@ func TestDecide(t *testing.T) {
 		{"C2", Fork},
 		{"C1", Clear},
 	}
-	if d := cmp.Diff(want, Decide(nodes, history)); d != "" {
+	if d := cmp.Diff(want, decideAll(nodes, history)); d != "" {
 		t.Errorf("with the history (-want +got):\n%s", d)
 	}
 
-	// Without the history (pruned, or another machine's home), a chain is
-	// ordered by when each continuation began; C4 then reads as the next
-	// link of the chain, the best the transcripts alone can say.
-	want[9] = Link{"C3", Clear}
-	if d := cmp.Diff(want, Decide(nodes, nil)); d != "" {
+	// Without the history (pruned, or another machine's home), a
+	// continuation names the session its process started as: all that its
+	// own rows say.
+	want[7], want[9] = Link{"C1", Clear}, Link{"C1", Clear}
+	if d := cmp.Diff(want, decideAll(nodes, nil)); d != "" {
 		t.Errorf("without the history (-want +got):\n%s", d)
 	}
 }
@@ -66,28 +74,28 @@ func TestDecideClearWithoutRows(t *testing.T) {
 	// /clear and nothing after it: the new transcript names no process id,
 	// so only the history can say what it continued.
 	nodes := []Node{{ID: "C2", Marks: Marks{ClearedAt: "2026-12-01T13:01:48.739Z"}}}
-	got := Decide(nodes, []ClearEvent{{"C1", ms("2026-12-01T13:01:48.711Z")}, {"X", ms("2026-12-01T12:00:00Z")}})
+	got := decideAll(nodes, []ClearEvent{{"C1", ms("2026-12-01T13:01:48.711Z")}, {"X", ms("2026-12-01T12:00:00Z")}})
 	if d := cmp.Diff([]Link{{"C1", Clear}}, got); d != "" {
 		t.Error(d)
 	}
-	if got := Decide(nodes, nil); got[0] != (Link{}) {
+	if got := decideAll(nodes, nil); got[0] != (Link{}) {
 		t.Errorf("with nothing to go on: %+v, want no parent", got[0])
 	}
 }
 
-func TestDecidePrefersTheSameProcess(t *testing.T) {
-	// Two processes clear within the window: the line of the process the
-	// continuation's rows name wins over a closer one from elsewhere.
-	nodes := []Node{{ID: "N", Marks: Marks{ClearedAt: "2026-12-01T13:00:01.000Z", ProcessSession: "A"}}}
-	got := Decide(nodes, []ClearEvent{{"A", ms("2026-12-01T13:00:00.500Z")}, {"Z", ms("2026-12-01T13:00:00.990Z")}})
-	if got[0] != (Link{"A", Clear}) {
-		t.Errorf("%+v, want A", got[0])
+func TestDecideTakesTheClosestClear(t *testing.T) {
+	// Two /clears within the window: the one logged just before the
+	// continuation began made it, whichever process it was.
+	n := Node{ID: "N", Marks: Marks{ClearedAt: "2026-12-01T13:00:01.000Z", ProcessSession: "A"}}
+	got := Decide(n, []ClearEvent{{"A", ms("2026-12-01T13:00:00.500Z")}, {"Z", ms("2026-12-01T13:00:00.990Z")}})
+	if got != (Link{"Z", Clear}) {
+		t.Errorf("%+v, want Z", got)
 	}
 }
 
 func TestDecideNeverSelf(t *testing.T) {
 	nodes := []Node{{ID: "S", Marks: Marks{CopiedFrom: "S", CopiedBy: Fork}}, {ID: "T", Marks: Marks{ClearedAt: "2026-12-01T13:00:00Z", ProcessSession: "T"}}}
-	for i, l := range Decide(nodes, []ClearEvent{{"T", ms("2026-12-01T13:00:00Z")}}) {
+	for i, l := range decideAll(nodes, []ClearEvent{{"T", ms("2026-12-01T13:00:00Z")}}) {
 		if l != (Link{}) {
 			t.Errorf("%s: %+v, want no parent", nodes[i].ID, l)
 		}

@@ -255,7 +255,7 @@ func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bo
 // when the walk found its transcript. Few sessions carry a marker, so the
 // set of listed ids is made the first time one does.
 func (j *joins) setLineage(s *Session, m lineage.Marks) {
-	l := lineage.Decide([]lineage.Node{{ID: s.ID, Marks: m}}, j.hist.file.Clears)[0]
+	l := lineage.Decide(lineage.Node{ID: s.ID, Marks: m}, j.hist.file.Clears)
 	if l.Parent == "" {
 		return
 	}
