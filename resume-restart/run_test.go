@@ -16,6 +16,7 @@ import (
 
 	"forgectl.dev/resume-restart/internal/outdated"
 	"forgectl.dev/resume-restart/internal/restart"
+	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/registry"
@@ -84,17 +85,13 @@ func installClaude(t *testing.T, home, version string) {
 	}
 }
 
+// register writes a registry file for pid with the given start time and
+// fields over cchome's 2.1.332 defaults.
 func register(t *testing.T, home string, pid int, procStart string, fields map[string]any) {
 	t.Helper()
-	dir := filepath.Join(home, ".claude", "sessions")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	fields["pid"], fields["procStart"] = pid, procStart
-	b, _ := json.Marshal(fields)
-	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.json", pid)), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fields["procStart"] = procStart
+	id, _ := fields["sessionId"].(string)
+	cchome.New(t, filepath.Join(home, ".claude")).Register(pid, id, fields)
 }
 
 func TestVersionHelpAndUsage(t *testing.T) {
@@ -199,7 +196,7 @@ func TestOutdated(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	register(t, home, self, selfStart, map[string]any{"sessionId": "s-self", "version": "2.1.99", "status": "idle", "cwd": "/src/a", "name": "a-1"})
-	register(t, home, child.Process.Pid, childStart, map[string]any{"sessionId": "s-child", "version": "", "status": "busy"})
+	register(t, home, child.Process.Pid, childStart, map[string]any{"sessionId": "s-child", "version": "", "status": "busy", "cwd": nil, "name": nil})
 	register(t, home, dead.Process.Pid, "1", map[string]any{"sessionId": "s-dead", "version": "2.0.1", "status": "idle"})
 	register(t, home, 1, "999999999", map[string]any{"sessionId": "s-reused", "version": "2.0.1", "status": "idle"})
 
