@@ -86,7 +86,7 @@ func (h *harnessRun) result() string {
 	h.t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if b, err := os.ReadFile(h.out); err == nil {
-			time.Sleep(200 * time.Millisecond) // the race detector reports at exit
+			h.waitExit() // the race detector reports at exit
 			// go-fuzzyfinder races with itself (it can draw after tcell's
 			// Fini); only a race whose accesses are in our code fails.
 			if report, _ := os.ReadFile(h.stderr); oursRaced(string(report)) {
@@ -97,6 +97,16 @@ func (h *harnessRun) result() string {
 	}
 	h.t.Fatalf("the harness never returned; screen:\n%s", h.tmux("capture-pane", "-p", "-t", "t"))
 	return ""
+}
+
+// waitExit waits for the harness to exit: its tmux session ends with it.
+func (h *harnessRun) waitExit() {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if exec.Command("tmux", "-L", h.sock, "has-session", "-t", "t").Run() != nil {
+			return
+		}
+	}
+	h.t.Fatal("the harness did not exit after returning")
 }
 
 // cursorRow is the row the finder's cursor is on ("> " marks it).
