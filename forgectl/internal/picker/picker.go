@@ -38,13 +38,16 @@ type Item interface {
 // are only appended, on the same row. With a query the matches are ranked
 // again and new ones may rank above the cursor's row; the finder then puts
 // the cursor on its first "preselected" row, and the Source preselects
-// the row under the cursor at the last draw, for the one filter that
-// follows a reload. Keys typed after that rank as usual.
+// the row under the cursor when the reload began (keep), until the filter
+// that follows the reload has asked. Keys typed after that rank as usual.
 //
 // Between a reload and its filter the finder's state holds every row
-// unfiltered, and a screen drawn then would name the wrong row as the
-// cursor's. The finder's own draw of the last reload is such a screen
-// when it runs late, so a reload waits for it (see reloadLock.Lock).
+// unfiltered, and a screen drawn then names the wrong row as the cursor's:
+// while keep is set, a draw does not move it. The filter may run before
+// the reload lock is released, so keep is set when it is taken. With no
+// query the filter asks nothing, so keep lapses after keepFor. A reload
+// also waits for the last one's screen (see reloadLock.Lock), which would
+// otherwise be drawn late, over the unfiltered state.
 //
 // When more new matches than fit on screen rank above the cursor's row,
 // go-fuzzyfinder keeps the cursor on the row but does not scroll to it: it
@@ -63,7 +66,9 @@ type Source struct {
 	shownMu sync.Mutex
 	state   []Item // what the finder loaded last: its indexes refer to it
 	cursor  int    // the row under the cursor at the last draw, -1 for none
-	armed   bool   // a reload happened since that draw
+	keep    int    // the row to keep the cursor on through a reload, -1 for none
+	since   time.Time
+	asked   bool // the filter after the reload asked about keep
 	// undrawn is closed by the first draw after a reload; nil when there
 	// was none since.
 	undrawn chan struct{}
@@ -74,7 +79,7 @@ type Source struct {
 
 // NewSource returns an empty source.
 func NewSource() *Source {
-	return &Source{ready: make(chan struct{}), ended: make(chan struct{}), cursor: -1}
+	return &Source{ready: make(chan struct{}), ended: make(chan struct{}), cursor: -1, keep: -1}
 }
 
 // Append adds rows below the ones there are.
@@ -153,24 +158,30 @@ func (l reloadLock) Lock() {
 	}
 	s.mu.Lock()
 	s.pendMu.Lock()
+	grew := len(s.pending) > 0
 	s.items = append(s.items, s.pending...)
 	s.pending = s.pending[:0]
 	s.pendMu.Unlock()
-}
-
-func (l reloadLock) Unlock() {
-	s := l.s
+	if !grew {
+		return
+	}
+	// The finder loads these rows next: its indexes refer to them from
+	// now on (the old ones are a prefix of them).
 	s.shownMu.Lock()
-	if len(s.state) != len(s.items) {
-		s.state = s.items
-		s.armed = true
-		if s.undrawn == nil {
-			s.undrawn = make(chan struct{})
-		}
+	s.state = s.items
+	if s.keep < 0 {
+		s.keep, s.since, s.asked = s.cursor, time.Now(), false
+	}
+	if s.undrawn == nil {
+		s.undrawn = make(chan struct{})
 	}
 	s.shownMu.Unlock()
-	s.mu.Unlock()
 }
+
+func (l reloadLock) Unlock() { l.s.mu.Unlock() }
+
+// keepFor is how long keep holds when no filter asks about it (no query).
+const keepFor = 100 * time.Millisecond
 
 // row is the finder's item function, called with mu held.
 func (s *Source) row(i int) string { return s.items[i].Row() }
@@ -180,14 +191,25 @@ func (s *Source) row(i int) string { return s.items[i].Row() }
 func (s *Source) preselected(i int) bool {
 	s.shownMu.Lock()
 	defer s.shownMu.Unlock()
-	return s.armed && i == s.cursor
+	if s.keep >= 0 && i == s.keep {
+		s.asked = true
+		return true
+	}
+	return false
 }
 
 // preview draws row i of the finder's state (-1: nothing matches); the
 // finder calls it each time it draws, so it also notes the cursor's row.
 func (s *Source) preview(i, width int) string {
 	s.shownMu.Lock()
-	s.cursor, s.armed = i, false
+	switch {
+	case s.keep < 0:
+		s.cursor = i
+	case s.asked || time.Since(s.since) > keepFor:
+		// The filter after the reload has placed the cursor (or there is
+		// no query): this screen is the filtered one.
+		s.keep, s.cursor = -1, i
+	}
 	if s.undrawn != nil {
 		close(s.undrawn)
 		s.undrawn = nil

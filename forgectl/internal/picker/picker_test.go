@@ -54,9 +54,10 @@ func TestRowsOnlyGrow(t *testing.T) {
 	}
 }
 
-// After a reload, the one filter that follows keeps the cursor's row; the
-// next draw disarms it, so a query typed later ranks as usual.
-func TestPreselectAfterReloadOnly(t *testing.T) {
+// After a reload the filter that follows keeps the cursor's row; a screen
+// drawn before that filter does not move it, and once the filter asked, the
+// next draw ends it, so a query typed later ranks as usual.
+func TestPreselectThroughAReload(t *testing.T) {
 	s := NewSource()
 	s.Append(items("r", 5)...)
 	load(s)
@@ -64,29 +65,39 @@ func TestPreselectAfterReloadOnly(t *testing.T) {
 		t.Fatalf("preview: %q", got)
 	}
 	if s.preselected(2) {
-		t.Fatal("preselected before any reload since the draw")
+		t.Fatal("preselected before any reload")
 	}
 	s.Append(items("n", 3)...)
 	load(s)
+	// A screen of the unfiltered state, drawn before the filter ran.
+	s.preview(0, 80)
 	for i := range 8 {
 		if got, want := s.preselected(i), i == 2; got != want {
 			t.Fatalf("after a reload, preselected(%d) = %v", i, got)
 		}
 	}
-	s.preview(2, 80)
+	s.preview(2, 80) // the filtered screen
 	if s.preselected(2) {
-		t.Fatal("still preselected after the draw")
+		t.Fatal("still preselected after the filtered screen")
 	}
-	// A tick that loads nothing new arms nothing.
+	// A tick that loads nothing new keeps nothing.
 	load(s)
 	if s.preselected(2) {
-		t.Fatal("armed by a tick without new rows")
+		t.Fatal("kept by a tick without new rows")
+	}
+	// With no query nothing asks: keep lapses after keepFor.
+	s.Append(item("x"))
+	load(s)
+	time.Sleep(keepFor + 10*time.Millisecond)
+	s.preview(4, 80)
+	if s.preselected(2) || s.preselected(4) {
+		t.Fatal("keep did not lapse")
 	}
 	// Nothing matches: no cursor row.
 	s.preview(-1, 80)
-	s.Append(item("x"))
+	s.Append(item("y"))
 	load(s)
-	for i := range 9 {
+	for i := range 10 {
 		if s.preselected(i) {
 			t.Fatalf("preselected(%d) with no cursor row", i)
 		}
