@@ -407,11 +407,9 @@ func (a *app) restart(ctx context.Context, o restartOpts) error {
 }
 
 // captureFunc runs the same capture as `resume snapshot` for one session.
-// capture.Session reports notes (a half-written task file, a task list it
-// could not read) joined with a failure to store: only a record that did
-// not reach the store keeps the session from being stopped, since notes
-// can recur every round and would hold it until the timeout. The record
-// reached the store when the stored copy carries this capture's time.
+// Only a record that did not reach the store keeps the session from being
+// stopped: notes (a half-written task file, a task list it could not read)
+// can recur every round and would hold it until the timeout.
 func (a *app) captureFunc(claude paths.Claude, store snapstore.Store) func(context.Context, registry.Entry) error {
 	capturer := capture.Capturer{
 		Claude: claude,
@@ -422,16 +420,12 @@ func (a *app) captureFunc(claude paths.Claude, store snapstore.Store) func(conte
 		Getenv: func(string) string { return "" },
 	}
 	return func(_ context.Context, e registry.Entry) error {
-		rec, err := capturer.Session(e)
-		if err == nil {
-			return nil
-		}
-		stored, lerr := store.Load(e.SessionID)
-		if rec.SessionID == "" || rec.LastCapture.IsZero() || lerr != nil || !stored.LastCapture.Equal(rec.LastCapture) {
+		_, notes, err := capturer.Session(e)
+		if err != nil {
 			return err
 		}
-		for _, line := range strings.Split(err.Error(), "\n") {
-			a.note("snapshot of %s stored, with a warning: %s", e.SessionID, line)
+		for _, n := range notes {
+			a.note("snapshot of %s stored, with a warning: %v", e.SessionID, n)
 		}
 		return nil
 	}

@@ -123,18 +123,18 @@ func fromEntry(e registry.Entry) target {
 // Session captures one live session from its registry entry. The caller
 // has established that the entry is live; the session's own environment
 // supplies CLAUDE_CODE_TASK_LIST_ID when it set one.
-func (c Capturer) Session(e registry.Entry) (snapstore.Record, error) {
+//
+// notes are what the capture could not read (a half-written task file, a
+// task list it could not list) while the record still reached the store;
+// err says the record did not reach it.
+func (c Capturer) Session(e registry.Entry) (rec snapstore.Record, notes []error, err error) {
 	if e.SessionID == "" {
-		return snapstore.Record{}, fmt.Errorf("registry entry %s has no session id", e.File)
+		return snapstore.Record{}, nil, fmt.Errorf("registry entry %s has no session id", e.File)
 	}
 	t := fromEntry(e)
 	t.probeEnv = true
 	t, sidecar := c.resolve(t)
-	rec, notes, err := c.capture(t, sidecar)
-	if err != nil {
-		return rec, err
-	}
-	return rec, errors.Join(notes...)
+	return c.capture(t, sidecar)
 }
 
 // Run captures every live session in the registry, and the hook's own

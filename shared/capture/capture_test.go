@@ -290,9 +290,9 @@ func TestSessionReadsTheProcessTaskList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := h.capturer(nil).Session(e)
-	if err != nil {
-		t.Fatal(err)
+	rec, notes, err := h.capturer(nil).Session(e)
+	if err != nil || len(notes) != 0 {
+		t.Fatal(err, notes)
 	}
 	ids, _ := taskIDs(rec)
 	if d := cmp.Diff([]any{"team-list", []string{"4"}}, []any{rec.TaskListID, ids}); d != "" {
