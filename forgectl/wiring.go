@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"forgectl.dev/forgectl/internal/hookdoctor"
 	"forgectl.dev/forgectl/internal/snapcheck"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/hookstate"
@@ -41,14 +42,14 @@ func (a *app) updateHooksRows(ctx context.Context, cfg *config.Config) []checkRo
 		Getenv: a.getenv,
 		Run:    hookstate.ExecRunner(10 * time.Second),
 	}
-	facts := hookstate.Gather(ctx, env, a.now())
+	facts := hookdoctor.Gather(ctx, env, a.now())
 	if cfg != nil {
 		facts.Configured = len(cfg.Resume.OnUpdate)
 		for _, o := range cfg.Resume.OnUpdate {
 			facts.LongestTimeout = max(facts.LongestTimeout, o.Timeout())
 		}
 	}
-	row := hookstate.Evaluate(facts)
+	row := hookdoctor.Evaluate(facts)
 	status := row.Status
 	if status == "info" {
 		status = "ok"

@@ -1,10 +1,15 @@
-package hookstate
+// Package hookdoctor judges the update-hooks watcher for launch doctor's
+// update_hooks row, from the files resume-hooks keeps (shared/hookstate).
+// Only forgectl asks it.
+package hookdoctor
 
 import (
 	"context"
 	"fmt"
 	"strings"
 	"time"
+
+	"forgectl.dev/shared/hookstate"
 )
 
 // StuckMargin is how much longer than the longest hook timeout a run may
@@ -21,29 +26,29 @@ type Facts struct {
 	LongestTimeout time.Duration
 
 	Harness  string // "claude"
-	State    State
+	State    hookstate.State
 	StateErr error
-	Records  []Record
+	Records  []hookstate.Record
 	// RecordsErr is a read error of the audit trail.
 	RecordsErr error
-	Holder     Holder
+	Holder     hookstate.Holder
 	Held       bool
-	Watcher    Watcher
+	Watcher    hookstate.Watcher
 	Now        time.Time
 }
 
 // Gather reads state.json, the audit trail and run.lock, and asks the
 // service manager about the watcher. It never writes.
-func Gather(ctx context.Context, env Env, now time.Time) Facts {
+func Gather(ctx context.Context, env hookstate.Env, now time.Time) Facts {
 	f := Facts{Harness: "claude", Now: now}
-	f.State, f.StateErr = LoadState(env.Files.State())
-	f.Records, f.RecordsErr = ReadRecords(env.Files, 200)
+	f.State, f.StateErr = hookstate.LoadState(env.Files.State())
+	f.Records, f.RecordsErr = hookstate.ReadRecords(env.Files, 200)
 	var err error
-	f.Holder, f.Held, err = ReadHolder(env.Files.RunLock())
+	f.Holder, f.Held, err = hookstate.ReadHolder(env.Files.RunLock())
 	if err != nil {
 		f.Held = false
 	}
-	f.Watcher = InspectWatcher(ctx, env)
+	f.Watcher = hookstate.InspectWatcher(ctx, env)
 	return f
 }
 
@@ -112,16 +117,16 @@ func Evaluate(f Facts) Row {
 	h, recorded := f.State.Harness(f.Harness)
 	if recorded {
 		summary = append(summary, fmt.Sprintf("%s %s recorded %s", f.Harness, h.Version, h.RecordedAt.UTC().Format(time.RFC3339)))
-		if r, ok := NewestFor(f.Records, f.Harness, h.Version); ok && r.Outcome != OutcomeOK {
+		if r, ok := hookstate.NewestFor(f.Records, f.Harness, h.Version); ok && r.Outcome != hookstate.OutcomeOK {
 			warn(fmt.Sprintf("the newest hook run for %s %s ended %s (%s, %s)", f.Harness, h.Version, r.Outcome,
-				DescribeHook(r.Hook), r.Time.UTC().Format(time.RFC3339)), "run forgectl resume hooks status for the details")
+				hookstate.DescribeHook(r.Hook), r.Time.UTC().Format(time.RFC3339)), "run forgectl resume hooks status for the details")
 		}
 		if p := h.Pending; p != nil {
 			if p.GivenUp {
 				warn(fmt.Sprintf("the restart for %s %s gave up after %s (last %s)", f.Harness, p.Version, plural(p.Attempts, "attempt"), p.LastOutcome),
 					"run forgectl resume restart --outdated by hand; the next version is tried again")
 			} else {
-				warn(fmt.Sprintf("a restart for %s %s is pending: %d of %d attempts used (last %s)", f.Harness, p.Version, p.Attempts, MaxRestartAttempts, p.LastOutcome),
+				warn(fmt.Sprintf("a restart for %s %s is pending: %d of %d attempts used (last %s)", f.Harness, p.Version, p.Attempts, hookstate.MaxRestartAttempts, p.LastOutcome),
 					"the watcher retries it; or run forgectl resume restart --outdated")
 			}
 		}
@@ -154,19 +159,6 @@ func Evaluate(f Facts) Row {
 		row.Status = "ok"
 	}
 	return row
-}
-
-// DescribeHook names a hook as messages and status show it:
-// "hook 2: command say" or "hook 1: restart".
-func DescribeHook(h *HookRef) string {
-	if h == nil {
-		return "no hook"
-	}
-	s := fmt.Sprintf("hook %d: %s", h.Position, h.Kind)
-	if h.Program != "" {
-		s += " " + h.Program
-	}
-	return s
 }
 
 func plural(n int, word string) string {
