@@ -11,6 +11,7 @@
 //	watcher.log     the watcher's stdout and stderr (watcher.log.1 after rotation)
 //
 // The writer is resume-hooks; this package only defines the formats, reads
-// them, asks launchctl or systemctl about the watcher (through an injectable
-// Runner) and turns the facts into the doctor row (Evaluate).
+// them and asks launchctl or systemctl about the watcher (through an
+// injectable Runner). forgectl/internal/hookdoctor turns the facts into the
+// doctor row.
 package hookstate
