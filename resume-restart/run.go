@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -29,18 +28,8 @@ import (
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/registry"
 	"forgectl.dev/shared/snapstore"
+	"forgectl.dev/shared/version"
 )
-
-// moduleVersion is reported when the build carries no module version (a
-// workspace or source build).
-const moduleVersion = "v0.1.0-dev"
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return moduleVersion
-}
 
 // app holds a run's dependencies; tests build their own.
 type app struct {
@@ -105,7 +94,7 @@ func (a *app) main(ctx context.Context, args []string) int {
 		UsageFunc:   usage,
 		Exec: func(ctx context.Context, args []string) error {
 			if *showVersion {
-				fmt.Fprintf(a.stdout, "resume-restart %s\n", version())
+				fmt.Fprintf(a.stdout, "resume-restart %s\n", version.String())
 				return nil
 			}
 			if len(args) > 0 {
