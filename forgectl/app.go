@@ -20,13 +20,11 @@ import (
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/version"
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
-
-// Version is this binary's release; each binary of the suite has its own.
-const Version = "0.1.0"
 
 // app carries everything a command touches of the outside world, so tests
 // can run a whole command against a temp home without exec'ing anything.
@@ -93,6 +91,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 	// else: `forgectl resume snapshot` runs on every Claude Code turn.
 	if code, ok := a.dispatch(ctx, args); ok {
 		return code
+	}
+	if len(args) > 0 && args[0] == completeCommand {
+		return a.complete(ctx, args[1:])
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -178,7 +179,7 @@ func commandWords(args []string) string {
 			break
 		}
 		switch w {
-		case "resume", "ls", "launch", "doctor", "init":
+		case "resume", "ls", "launch", "doctor", "init", "completion":
 			b.WriteString(w + " ")
 			continue
 		}
@@ -225,7 +226,7 @@ func helpFunc(text string) func(*ffcli.Command) string {
 
 func (a *app) rootCommand() *ffcli.Command {
 	fs := newFlagSet("forgectl", &a.flagOut)
-	version := fs.Bool("version", false, "print the version")
+	showVersion := fs.Bool("version", false, "print the version")
 	return &ffcli.Command{
 		Name:      "forgectl",
 		FlagSet:   fs,
@@ -235,10 +236,11 @@ func (a *app) rootCommand() *ffcli.Command {
 			a.launchCommand(),
 			a.doctorCommand(),
 			a.initCommand(),
+			a.completionCommand(),
 		},
 		Exec: func(ctx context.Context, args []string) error {
-			if *version {
-				fmt.Fprintf(a.stdout, "forgectl %s\n", Version)
+			if *showVersion {
+				fmt.Fprintf(a.stdout, "forgectl %s\n", version.String())
 				return nil
 			}
 			if len(args) > 0 {
@@ -266,6 +268,8 @@ USAGE
   forgectl launch doctor          check claude, the config and the update-hooks watcher
   forgectl doctor                 check that session rescue is wired correctly
   forgectl init                   write a commented config.toml
+  forgectl init --stop-hook       wire the Stop hook into Claude Code's settings.json
+  forgectl completion SHELL       print the bash, zsh or fish completion script
 
   forgectl --version              print the version
   forgectl COMMAND --help         the manual of one command
