@@ -18,9 +18,11 @@ all: build
 
 # Each binary is stamped with its own module's version (tools/relver: the
 # module's tag on HEAD, forgectl/v0.2.0 -> v0.2.0, else a Go pseudo-version,
-# -dirty for a modified tree) through shared/version's -X variable.
+# -dirty for a modified tree) through shared/version's -X variable. Outside
+# a git checkout the stamp is empty and the build info speaks instead;
+# make dist refuses to run there.
 RELVER := $(BIN)/.relver
-STAMP = -X forgectl.dev/shared/version.stamp=$$($(RELVER) -C $(CURDIR) $$m)
+STAMP = -X forgectl.dev/shared/version.stamp=$$($(RELVER) -C $(CURDIR) $$m 2>/dev/null)
 
 $(RELVER): $(wildcard tools/relver/*.go)
 	@mkdir -p $(BIN)
