@@ -134,7 +134,7 @@ unit:
 # once into .bench/ (about 1.5 GB) and reused.
 bench: build
 	@mkdir -p .bench
-	@echo "== resume ls and the picker (tools/benchls)"
+	@echo "== resume ls, shell completion and the picker (tools/benchls)"
 	@(cd tools && go run ./benchls -bin $(BIN) -work $(CURDIR)/.bench)
 	@echo
 	@echo "== the Stop-hook snapshot (tools/benchsnap)"

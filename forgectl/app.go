@@ -134,7 +134,7 @@ func (a *app) usageError(err error, args []string) int {
 	}
 	a.errorf("%s", strings.TrimPrefix(err.Error(), "error parsing commandline arguments: "))
 	a.hintf("run 'forgectl %s--help' for usage", commandWords(args))
-	return exitcode.Refused
+	return exitcode.Usage
 }
 
 // flagsFirst lets flags follow the filter, as people type them
@@ -246,7 +246,7 @@ func (a *app) rootCommand() *ffcli.Command {
 			if len(args) > 0 {
 				a.errorf("unknown command %q", args[0])
 				a.hintf("run 'forgectl --help' for the list of commands")
-				return exit(exitcode.Refused)
+				return exit(exitcode.Usage)
 			}
 			fmt.Fprint(a.stdout, strings.TrimLeft(rootHelp, "\n"))
 			return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,8 @@ type bench struct {
 	runs       int
 	skipPicker bool
 	onlyPicker bool
+	// onlyComplete measures shell completion only.
+	onlyComplete bool
 
 	home string
 }
@@ -76,6 +79,12 @@ func (b *bench) all(ctx context.Context) error {
 	forgectl := filepath.Join(b.bin, "forgectl")
 	ls := []string{forgectl, "resume", "ls", "--json"}
 
+	if b.onlyComplete {
+		if _, err := b.measure(ctx, 1, nil, env, ls...); err != nil {
+			return err
+		}
+		return b.completion(ctx, env, forgectl)
+	}
 	if b.onlyPicker {
 		// The picker's figures assume a warm index.
 		if _, err := b.measure(ctx, 1, nil, env, ls...); err != nil {
@@ -136,11 +145,74 @@ func (b *bench) all(ctx context.Context) error {
 		verdict = "MISSED"
 	}
 	fmt.Fprintf(b.out, "%-34s %10.1f MB ≤ 64 MB %s\n", "peak RSS of ls", float64(rss)/(1<<20), verdict)
+	if err := b.completion(ctx, env, forgectl); err != nil {
+		return err
+	}
 
 	if b.skipPicker {
 		return nil
 	}
 	return b.picker(ctx, env, fc, forgectl)
+}
+
+// completion times `forgectl __complete` on the warm index: Tab after an id
+// prefix, and after "resume " with nothing typed (every name and repo),
+// each a whole process. The target is a wall time a person feels (≤ 50 ms
+// per Tab); the ratio to a bare process start (--version) shows what the
+// listing adds.
+func (b *bench) completion(ctx context.Context, env []string, forgectl string) error {
+	prefix, err := b.idPrefix(ctx, env, forgectl)
+	if err != nil {
+		return err
+	}
+	start, err := b.measure(ctx, b.runs, nil, env, forgectl, "--version")
+	if err != nil {
+		return err
+	}
+	completeID, err := b.measure(ctx, b.runs, nil, env, forgectl, "__complete", "resume", prefix)
+	if err != nil {
+		return err
+	}
+	completeAll, err := b.measure(ctx, b.runs, nil, env, forgectl, "__complete", "resume", "")
+	if err != nil {
+		return err
+	}
+	// Today's listing stats every transcript: that walk is its floor.
+	statWalk, err := b.measure(ctx, b.runs, nil, []string{"LC_ALL=C"}, "find", filepath.Join(b.home, ".claude", "projects"), "-name", "*.jsonl", "-printf", `%s %T@\n`)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(b.out, "%-34s %10s\n", "baseline: process start (--version)", ms(start.wall))
+	fmt.Fprintf(b.out, "%-34s %10s\n", "baseline: stat walk (find)", ms(statWalk.wall))
+
+	for _, c := range []struct {
+		name string
+		s    sample
+	}{{"complete an id prefix (Tab)", completeID}, {"complete FILTER, nothing typed", completeAll}} {
+		verdict := "ok"
+		if c.s.wall > 50*time.Millisecond {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(b.out, "%-34s %10s %10s %7.2fx ≤ 50 ms %s\n", c.name, ms(c.s.wall), ms(start.wall), float64(c.s.wall)/float64(start.wall), verdict)
+	}
+	return nil
+}
+
+// idPrefix is the first 8 characters of the newest session's id.
+func (b *bench) idPrefix(ctx context.Context, env []string, forgectl string) (string, error) {
+	cmd := exec.CommandContext(ctx, forgectl, "resume", "ls", "--json")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("resume ls --json: %w", err)
+	}
+	var rows []struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal(out, &rows); err != nil || len(rows) == 0 || len(rows[0].SessionID) < 8 {
+		return "", fmt.Errorf("resume ls --json gave no session id (%v)", err)
+	}
+	return rows[0].SessionID[:8], nil
 }
 
 func (b *bench) picker(ctx context.Context, env []string, fc, forgectl string) error {

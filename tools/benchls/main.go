@@ -41,6 +41,7 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 	fs.IntVar(&b.runs, "runs", 5, "timed runs per measurement (the median is reported)")
 	fs.BoolVar(&b.skipPicker, "no-picker", false, "skip the tmux picker measurement")
 	fs.BoolVar(&b.onlyPicker, "only-picker", false, "measure the picker only")
+	fs.BoolVar(&b.onlyComplete, "only-complete", false, "measure shell completion only")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
