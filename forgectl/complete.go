@@ -228,8 +228,19 @@ func prefixed(cur string, cs []candidate) []candidate {
 
 // completeFilter offers FILTER values: with a word typed, the full ids it
 // prefixes, then names and repos starting with it (any case); with none,
-// only names and repos, since ten thousand ids help nobody.
+// only names and repos, since ten thousand ids help nobody. A word that
+// looks like an id prefix and prefixes some transcript's name is answered
+// from the names alone, without the listing.
 func completeFilter(a *app, cur string) []candidate {
+	if looksLikeIDPrefix(cur) {
+		if ids := a.transcriptIDs(cur); len(ids) > 0 {
+			out := make([]candidate, len(ids))
+			for i, id := range ids {
+				out[i] = candidate{value: id}
+			}
+			return out
+		}
+	}
 	rows, err := a.completionSessions()
 	if err != nil {
 		return nil
@@ -255,6 +266,20 @@ func completeFilter(a *app, cur string) []candidate {
 	}
 	sort.SliceStable(words, func(i, j int) bool { return words[i].value < words[j].value })
 	return append(ids, words...)
+}
+
+// looksLikeIDPrefix: 4 or more characters of a session id (lowercase hex
+// and dashes), the length the filter takes as an id prefix.
+func looksLikeIDPrefix(s string) bool {
+	if len(s) < 4 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // completeLive offers the live sessions' ids for restart --session.

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 
 	"forgectl.dev/shared/registry"
 	"forgectl.dev/shared/sessions"
@@ -46,4 +50,34 @@ func (a *app) liveSessionIDs() []string {
 		out = append(out, e.SessionID)
 	}
 	return out
+}
+
+// transcriptIDs are the session ids starting with prefix, read from the
+// transcript names (projects/<folder>/<id>.jsonl) without the listing: a
+// Tab after an id prefix must answer within 50 ms, and the listing stats
+// every transcript. Hidden sessions are included, which is right: FILTER
+// matches an exact id whether or not the session is hidden.
+func (a *app) transcriptIDs(prefix string) []string {
+	projects := a.claudePaths().Projects()
+	folders, err := os.ReadDir(projects)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, f := range folders {
+		if !f.IsDir() {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Join(projects, f.Name()))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if id, ok := strings.CutSuffix(e.Name(), ".jsonl"); ok && strings.HasPrefix(id, prefix) && !e.IsDir() {
+				ids = append(ids, id)
+			}
+		}
+	}
+	sort.Strings(ids)
+	return slices.Compact(ids)
 }

@@ -25,6 +25,7 @@ func completionHome(t *testing.T) *testHome {
 	h.session(idWebApp, h.repo("web-app"), "main", "dark mode", "", 2*time.Hour)
 	h.session(idLive, h.repo("api-server"), "main", "still running", "", time.Minute)
 	h.live(idLive)
+	h.session("0dd0aa11-2222-4333-8444-955566667777", h.repo("cafe"), "main", "menu", "cafe-menu", 3*time.Hour)
 	return h
 }
 
@@ -51,6 +52,8 @@ func TestCompleteCandidates(t *testing.T) {
 		{[]string{"resume", "3f2a"}, []string{idAPIServer}},
 		{[]string{"resume", "ls", "--all", "7b"}, []string{idWebApp}},
 		{[]string{"resume", "api"}, []string{"api-server"}},
+		// Looks like an id prefix but prefixes no id: names and repos.
+		{[]string{"resume", "cafe"}, []string{"cafe", "cafe-menu"}},
 		{[]string{"resume", "LOG"}, []string{"login fix"}},
 		{[]string{"resume", "restart", "--o"}, []string{"--outdated"}},
 		{[]string{"resume", "restart", "--session", ""}, []string{idLive}},
