@@ -35,6 +35,8 @@ func (a *app) initCommand() *ffcli.Command {
 			switch {
 			case *stopHook && *removeHook:
 				return a.badUsage("init", "--stop-hook and --remove-stop-hook exclude each other")
+			case *print && (*stopHook || *removeHook):
+				return a.badUsage("init", "--print writes the config template; it does not go with the Stop-hook flags")
 			case *stopHook:
 				return a.wireStopHook(*dryRun, false)
 			case *removeHook:

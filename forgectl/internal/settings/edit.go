@@ -250,21 +250,26 @@ func cutElem(data []byte, ss []span, i int) []byte {
 type format struct {
 	unit    string
 	oneLine bool
+	nl      string // "\r\n" in a file written on Windows, else "\n"
 }
 
 // formatOf finds the document's indent unit: the leading whitespace of its
 // first indented line. Two spaces when nothing is indented yet.
 func formatOf(data []byte) format {
+	nl := "\n"
+	if bytes.Contains(data, []byte("\r\n")) {
+		nl = "\r\n"
+	}
 	if !bytes.Contains(bytes.TrimSpace(data), []byte("\n")) {
-		return format{oneLine: true}
+		return format{oneLine: true, nl: nl}
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		trimmed := strings.TrimLeft(line, " \t")
-		if trimmed != "" && len(trimmed) < len(line) {
-			return format{unit: line[:len(line)-len(trimmed)]}
+		if trimmed != "" && strings.TrimSpace(trimmed) != "" && len(trimmed) < len(line) {
+			return format{unit: line[:len(line)-len(trimmed)], nl: nl}
 		}
 	}
-	return format{unit: "  "}
+	return format{unit: "  ", nl: nl}
 }
 
 // lineIndent is the whitespace that starts the line holding offset pos.
@@ -302,7 +307,7 @@ func (f format) insert(data []byte, c *node, first, last int, text func(indent s
 		at = c.start + 1
 		end := c.end - 1
 		out := append([]byte{}, data[:at]...)
-		out = append(out, "\n"+ind+f.unit+text(ind+f.unit, false)+"\n"+ind...)
+		out = append(out, strings.ReplaceAll("\n"+ind+f.unit+text(ind+f.unit, false)+"\n"+ind, "\n", f.nl)...)
 		return append(out, data[end:]...)
 	case !multi:
 		at, ins = last, ","+text("", true)
@@ -310,6 +315,7 @@ func (f format) insert(data []byte, c *node, first, last int, text func(indent s
 		ind := f.childIndent(data, c, first)
 		at, ins = last, ",\n"+ind+text(ind, false)
 	}
+	ins = strings.ReplaceAll(ins, "\n", f.nl)
 	out := make([]byte, 0, len(data)+len(ins))
 	out = append(out, data[:at]...)
 	out = append(out, ins...)

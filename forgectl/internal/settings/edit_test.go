@@ -144,6 +144,7 @@ func TestAddKeepsEverythingElse(t *testing.T) {
 		{"empty object", "{}\n", "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"/opt/forge tools/forgectl resume snapshot --quiet\"}]}]}}\n"},
 		{"empty hooks on its own lines", "{\n  \"hooks\": {\n  }\n}\n", "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"/opt/forge tools/forgectl resume snapshot --quiet\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"},
 		{"empty Stop", "{\n  \"hooks\": {\n    \"Stop\": []\n  }\n}\n", ""},
+		{"CRLF line ends", strings.ReplaceAll(twoSpace, "\n", "\r\n"), ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := AddStopHook([]byte(c.doc), cmdLine, runsSnapshot)
@@ -154,6 +155,9 @@ func TestAddKeepsEverythingElse(t *testing.T) {
 				t.Fatal("not changed")
 			}
 			out := string(res.Out)
+			if strings.Contains(c.doc, "\r\n") && strings.Count(out, "\n") != strings.Count(out, "\r\n") {
+				t.Errorf("a CRLF file got bare LF line ends:\n%q", out)
+			}
 			if c.want != "" && out != c.want {
 				t.Errorf("got:\n%s\nwant:\n%s", out, c.want)
 			}
