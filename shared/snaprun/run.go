@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"forgectl.dev/shared/capture"
+	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/snapstore"
 )
@@ -171,7 +172,7 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 				fmt.Fprintf(a.stderr, "forgectl: error: resume snapshot failed unexpectedly: %v\n", r)
 				fmt.Fprintf(a.stderr, "forgectl: hint: nothing was lost; please report this with `resume-snapshot --version`\n")
 			}
-			code = 0
+			code = exitcode.OK
 		}
 	}()
 
@@ -182,18 +183,18 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(a.stdout, usage)
-			return 0
+			return exitcode.OK
 		}
 		a.usageError(quiet, err.Error())
-		return 0
+		return exitcode.OK
 	}
 	if fs.NArg() > 0 {
 		a.usageError(quiet, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
-		return 0
+		return exitcode.OK
 	}
 	if *showVersion {
 		fmt.Fprintf(a.stdout, "%s %s\n", a.name, a.version)
-		return 0
+		return exitcode.OK
 	}
 
 	report := func(err error) {
@@ -214,7 +215,7 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 	claude, fc, err := a.locate()
 	if err != nil {
 		report(err)
-		return 0
+		return exitcode.OK
 	}
 	c := capture.Capturer{
 		Claude: claude,
@@ -233,7 +234,7 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 	}
 
 	if a.getenv(noPruneEnv) != "" || ctx.Err() != nil {
-		return 0
+		return exitcode.OK
 	}
 	live := make(map[string]bool, len(res.Live))
 	for _, id := range res.Live {
@@ -250,7 +251,7 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 		report(fmt.Errorf("prune: %w", p))
 	}
 	if quiet || !rep.Ran {
-		return 0
+		return exitcode.OK
 	}
 	if len(rep.Retired) > 0 {
 		fmt.Fprintf(a.stdout, "pruned %d snapshots whose transcript is gone\n", len(rep.Retired))
@@ -259,7 +260,7 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 		fmt.Fprintf(a.stderr, "forgectl: error: pruning kept %d snapshots: %s\n", rep.Withheld, rep.Refused)
 		fmt.Fprintf(a.stderr, "forgectl: hint: check that the Stop hook and this shell see the same CLAUDE_CONFIG_DIR; %s=1 turns pruning off\n", noPruneEnv)
 	}
-	return 0
+	return exitcode.OK
 }
 
 func (a app) usageError(quiet bool, msg string) {
