@@ -126,11 +126,19 @@ func TestCompletionSiblings(t *testing.T) {
 
 // TestCompletionInRealShells types into interactive bash, zsh and fish in
 // tmux and presses Tab: a subcommand, a flag, an id prefix that becomes
-// the full id, and restart --session from the live sessions.
+// the full id, and restart --session from the live sessions. Each shell
+// runs twice: with the script sourced by hand, and finding it by itself
+// where make install puts it (bash-completion's lazy loader, zsh's fpath,
+// fish's vendor_completions.d under XDG_DATA_DIRS).
 func TestCompletionInRealShells(t *testing.T) {
 	fc, _ := binaries(t)
-	for _, shell := range []string{"bash", "zsh", "fish"} {
-		t.Run(shell, func(t *testing.T) {
+	for _, c := range []struct {
+		shell     string
+		installed bool
+	}{{"bash", false}, {"zsh", false}, {"fish", false}, {"bash", true}, {"zsh", true}, {"fish", true}} {
+		shell := c.shell
+		name := shell + map[bool]string{true: "-installed", false: "-sourced"}[c.installed]
+		t.Run(name, func(t *testing.T) {
 			path, err := exec.LookPath(shell)
 			if err != nil {
 				t.Fatalf("%s is needed (apt-get install zsh fish bash-completion): %v", shell, err)
@@ -140,20 +148,47 @@ func TestCompletionInRealShells(t *testing.T) {
 			tm := newTmux(t)
 			env := []string{"env", "-i", "HOME=" + h.home, "PATH=" + filepath.Join(h.home, "bin") + ":/usr/bin:/bin",
 				"TERM=xterm-256color", "LANG=C.UTF-8", "FORGECTL_CONFIG_DIR=" + h.fc, "XDG_CONFIG_HOME=" + filepath.Join(h.home, ".config"), "HISTFILE=/dev/null"}
+			// The layout make install writes under PREFIX/share.
+			share := filepath.Join(h.home, "prefix", "share")
+			for sh, f := range map[string]string{"bash": "bash-completion/completions/forgectl", "zsh": "zsh/site-functions/_forgectl", "fish": "fish/vendor_completions.d/forgectl.fish"} {
+				out, err := exec.Command(fc, "completion", sh).Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				os.MkdirAll(filepath.Dir(filepath.Join(share, f)), 0o755)
+				os.WriteFile(filepath.Join(share, f), out, 0o644)
+			}
+			env = append(env, "XDG_DATA_DIRS="+share+":/usr/share", "XDG_DATA_HOME="+filepath.Join(h.home, ".local", "share"))
 			var argv []string
 			var setup string
-			switch shell {
-			case "bash":
+			switch {
+			case c.installed && shell == "bash":
+				const loader = "/usr/share/bash-completion/bash_completion"
+				if _, err := os.Stat(loader); err != nil {
+					t.Fatalf("bash-completion is needed (apt-get install bash-completion): %v", err)
+				}
+				argv = []string{path, "--norc", "--noprofile", "-i"}
+				setup = "PS1='$ '; source " + loader
+			case c.installed && shell == "zsh":
+				argv = []string{path, "-f", "-i"}
+				setup = "PROMPT='%% '; fpath=(" + filepath.Join(share, "zsh", "site-functions") + " $fpath); autoload -Uz compinit && compinit -u -D"
+			case c.installed && shell == "fish":
+				// Its own start-up (no --no-config) is what reads XDG_DATA_DIRS.
+				argv = []string{path, "--private", "-i"}
+				setup = "function fish_prompt; echo -n '> '; end"
+			case shell == "bash":
 				argv = []string{path, "--norc", "--noprofile", "-i"}
 				setup = "PS1='$ '; source <(forgectl completion bash)"
-			case "zsh":
+			case shell == "zsh":
 				argv = []string{path, "-f", "-i"}
 				setup = "PROMPT='%% '; autoload -Uz compinit && compinit -u -D && source <(forgectl completion zsh)"
-			case "fish":
+			case shell == "fish":
 				argv = []string{path, "--no-config", "--private", "-i"}
 				setup = "function fish_prompt; echo -n '> '; end; forgectl completion fish | source"
 			}
-			tm.run(append([]string{"new-session", "-d", "-s", "t", "-x", "160", "-y", "40"}, append(env, argv...)...)...)
+			// In the temp home, where no file name starts like a subcommand,
+			// so a shell's file-name fallback cannot pass for completion.
+			tm.run(append([]string{"new-session", "-d", "-s", "t", "-x", "160", "-y", "40", "-c", h.home}, append(env, argv...)...)...)
 			// The shell must be gone before the temp home is removed: it
 			// writes its history and variables as it exits.
 			pid, _ := strconv.Atoi(strings.TrimSpace(tm.run("display", "-p", "-t", "t", "#{pane_pid}")))
