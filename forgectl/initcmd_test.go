@@ -116,7 +116,9 @@ func TestInitStopHookThroughASymlink(t *testing.T) {
 
 func TestInitStopHookAbsolutePathWhenPathHasAnother(t *testing.T) {
 	h := newHome(t)
-	// PATH has no forgectl at all; this one lives in a folder with a space.
+	// PATH has another forgectl (an older install, say); this one lives in
+	// a folder with a space.
+	os.WriteFile(filepath.Join(h.home, "bin", "forgectl"), []byte("#!/bin/sh\necho old\n"), 0o755)
 	a, rec := h.newTestApp(false, nil, nil)
 	a.self = filepath.Join(h.home, "my tools", "forgectl")
 	os.MkdirAll(filepath.Dir(a.self), 0o755)
