@@ -3,6 +3,8 @@ package settings
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -287,5 +289,21 @@ func TestMissingDocumentIsCreated(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(res.Out), "{\n  \"hooks\": {\n    \"Stop\": [") || !strings.HasSuffix(string(res.Out), "}\n") {
 		t.Errorf("%s", res.Out)
+	}
+}
+
+func TestWriteRefusesAFileChangedSinceRead(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(p, []byte("{}\n"), 0o600)
+	d, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, []byte("{\"model\": \"opus\"}\n"), 0o600)
+	if _, err := d.Write([]byte("{\"hooks\": {}}\n")); !errors.Is(err, ErrChanged) {
+		t.Fatalf("%v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "{\"model\": \"opus\"}\n" {
+		t.Fatalf("overwrote the other program's change: %s", b)
 	}
 }

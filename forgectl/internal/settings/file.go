@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,6 +24,10 @@ type Doc struct {
 	Exists     bool
 	Mode       fs.FileMode
 }
+
+// ErrChanged is a file another program (Claude Code itself, say) rewrote
+// between Read and Write: writing would lose that change.
+var ErrChanged = errors.New("the file changed while it was being edited; nothing was written")
 
 // ErrReadOnly is a file without its owner's write permission: replacing it
 // by rename would work, but would overrule that choice.
@@ -73,6 +78,11 @@ func (d Doc) Write(out []byte) (backup string, err error) {
 	}
 	if d.Mode&0o200 == 0 {
 		return "", fmt.Errorf("%s: %w (mode %04o)", d.Real, ErrReadOnly, d.Mode)
+	}
+	// There is no lock Claude Code honours, so check for a write since Read
+	// as late as possible; the window left is the rename's.
+	if now, err := os.ReadFile(d.Real); err != nil || !bytes.Equal(now, d.Data) {
+		return "", fmt.Errorf("%s: %w", d.Real, ErrChanged)
 	}
 	backup = d.Real + BackupSuffix
 	if err := fsutil.WriteAtomic(backup, d.Data, d.Mode); err != nil {
