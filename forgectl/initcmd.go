@@ -200,8 +200,11 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 	backup, err := doc.Write(out)
 	if err != nil {
 		a.errorf("cannot write %s: %v", doc.Real, err)
-		if errors.Is(err, settings.ErrReadOnly) {
+		switch {
+		case errors.Is(err, settings.ErrReadOnly):
 			a.hintf("make it writable (chmod u+w %s) or add the hook by hand; nothing was changed", shellQuote(doc.Real))
+		case errors.Is(err, settings.ErrChanged):
+			a.hintf("run the command again: it edits the file as it is now")
 		}
 		return exit(exitcode.Failed)
 	}
