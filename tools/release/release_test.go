@@ -234,6 +234,10 @@ func TestVersionStamps(t *testing.T) {
 	git := func(args ...string) string {
 		return strings.TrimSpace(run(t, clone, "git", append([]string{"-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...))
 	}
+	// Only this test's tag counts, whatever the repository is tagged with.
+	for _, tag := range strings.Fields(git("tag", "--list")) {
+		git("tag", "-d", tag)
+	}
 	git("tag", "forgectl/v0.2.0")
 	rev := git("rev-parse", "--short=12", "HEAD")
 	bin := filepath.Join(tmp, "bin")
