@@ -133,6 +133,25 @@ func addedByInit(cmd string) bool {
 	return filepath.Base(prog) == "forgectl"
 }
 
+// hookProgram is the first word of a hook command, unquoted.
+func hookProgram(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	if cmd == "" {
+		return ""
+	}
+	if q := cmd[0]; q == '\'' || q == '"' {
+		if end := strings.IndexByte(cmd[1:], q); end >= 0 {
+			return cmd[1 : end+1]
+		}
+	}
+	return strings.Fields(cmd)[0]
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
 // wireStopHook adds (or removes) the Stop hook in the user-scope
 // settings.json, editing only the bytes of the entry.
 func (a *app) wireStopHook(dryRun, remove bool) error {
@@ -163,6 +182,12 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 		res, err = settings.AddStopHook(doc.Data, cmd, snapcheck.RunsSnapshot)
 		out, changed = res.Out, res.Changed
 		if err == nil && !changed {
+			if prog := hookProgram(res.Existing); filepath.IsAbs(prog) && !isExecutable(prog) {
+				// Adding a second hook would hide the broken one, not fix it.
+				a.errorf("the Stop hook in %s runs %s, which is not an executable file", path, prog)
+				a.hintf("remove that entry from %s (or point it at %s), then run 'forgectl init --stop-hook' again", path, shellQuote(a.self))
+				return exit(exitcode.Failed)
+			}
 			a.notef("already wired: the Stop hook in %s runs `%s`", path, res.Existing)
 			return nil
 		}

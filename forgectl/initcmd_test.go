@@ -192,3 +192,20 @@ func TestAddedByInit(t *testing.T) {
 		}
 	}
 }
+
+// A Stop hook already running the snapshotter from a path that is gone (an
+// old install) is reported, not covered up with a second hook.
+func TestInitStopHookReportsABrokenExistingHook(t *testing.T) {
+	h := newHome(t)
+	os.MkdirAll(h.claude, 0o700)
+	p := filepath.Join(h.claude, "settings.json")
+	doc := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/opt/old/forgectl resume snapshot --quiet"}]}]}}`
+	os.WriteFile(p, []byte(doc), 0o600)
+	r := h.run("init", "--stop-hook")
+	if r.code != 1 || !strings.Contains(r.stderr, "/opt/old/forgectl, which is not an executable file") || !strings.Contains(r.stderr, "forgectl: hint: remove that entry") {
+		t.Fatalf("%d %s", r.code, r.stderr)
+	}
+	if readFile(t, p) != doc {
+		t.Fatal("touched")
+	}
+}
