@@ -128,8 +128,8 @@ func TestCompletionSiblings(t *testing.T) {
 // tmux and presses Tab: a subcommand, a flag, an id prefix that becomes
 // the full id, and restart --session from the live sessions. Each shell
 // runs twice: with the script sourced by hand, and finding it by itself
-// where make install puts it (bash-completion's lazy loader, zsh's fpath,
-// fish's vendor_completions.d under XDG_DATA_DIRS).
+// where make install PREFIX=~/.local puts it (bash-completion's lazy
+// loader, zsh's fpath, fish's vendor_completions.d).
 func TestCompletionInRealShells(t *testing.T) {
 	fc, _ := binaries(t)
 	for _, c := range []struct {
@@ -148,8 +148,10 @@ func TestCompletionInRealShells(t *testing.T) {
 			tm := newTmux(t)
 			env := []string{"env", "-i", "HOME=" + h.home, "PATH=" + filepath.Join(h.home, "bin") + ":/usr/bin:/bin",
 				"TERM=xterm-256color", "LANG=C.UTF-8", "FORGECTL_CONFIG_DIR=" + h.fc, "XDG_CONFIG_HOME=" + filepath.Join(h.home, ".config"), "HISTFILE=/dev/null"}
-			// The layout make install writes under PREFIX/share.
-			share := filepath.Join(h.home, "prefix", "share")
+			// The layout make install writes under PREFIX/share, for the
+			// README's PREFIX=~/.local: bash-completion and fish look in
+			// ~/.local/share by themselves, zsh needs it on $fpath.
+			share := filepath.Join(h.home, ".local", "share")
 			for sh, f := range map[string]string{"bash": "bash-completion/completions/forgectl", "zsh": "zsh/site-functions/_forgectl", "fish": "fish/vendor_completions.d/forgectl.fish"} {
 				out, err := exec.Command(fc, "completion", sh).Output()
 				if err != nil {
@@ -158,7 +160,6 @@ func TestCompletionInRealShells(t *testing.T) {
 				os.MkdirAll(filepath.Dir(filepath.Join(share, f)), 0o755)
 				os.WriteFile(filepath.Join(share, f), out, 0o644)
 			}
-			env = append(env, "XDG_DATA_DIRS="+share+":/usr/share", "XDG_DATA_HOME="+filepath.Join(h.home, ".local", "share"))
 			var argv []string
 			var setup string
 			switch {
@@ -173,7 +174,7 @@ func TestCompletionInRealShells(t *testing.T) {
 				argv = []string{path, "-f", "-i"}
 				setup = "PROMPT='%% '; fpath=(" + filepath.Join(share, "zsh", "site-functions") + " $fpath); autoload -Uz compinit && compinit -u -D"
 			case c.installed && shell == "fish":
-				// Its own start-up (no --no-config) is what reads XDG_DATA_DIRS.
+				// Its own start-up (no --no-config) sets the completion path.
 				argv = []string{path, "--private", "-i"}
 				setup = "function fish_prompt; echo -n '> '; end"
 			case shell == "bash":
