@@ -8,18 +8,73 @@ BINARIES := forgectl resume-snapshot resume-restart resume-hooks
 BIN := $(CURDIR)/bin
 DEMO := $(CURDIR)/.demo
 GOFLAGS_TEST ?= -race -count=1
+DIST ?= $(CURDIR)/dist
+PREFIX ?= $(HOME)/.local
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
-.PHONY: all build demo test vet fmt-check gowork-off unit fuzz-brief fuzz bench bench-100k contract clean
+.PHONY: all build demo test vet fmt-check gowork-off darwin unit fuzz-brief fuzz bench bench-100k contract dist install clean
 
 all: build
 
-build:
+# Each binary is stamped with its own module's version (tools/relver: the
+# module's tag on HEAD, forgectl/v0.2.0 -> v0.2.0, else a Go pseudo-version,
+# -dirty for a modified tree) through shared/version's -X variable. Outside
+# a git checkout the stamp is empty and the build info speaks instead;
+# make dist refuses to run there.
+RELVER := $(BIN)/.relver
+STAMP = -X forgectl.dev/shared/version.stamp=$$($(RELVER) -C $(CURDIR) $$m 2>/dev/null)
+
+$(RELVER): $(wildcard tools/relver/*.go)
+	@mkdir -p $(BIN)
+	@cd tools && go build -o $(RELVER) ./relver
+
+build: $(RELVER)
 	@mkdir -p $(BIN)
 	@for m in $(filter $(MODULES),$(BINARIES)); do \
-		(cd $$m && go build -trimpath -o $(BIN)/$$m .) || exit 1; \
+		(cd $$m && go build -trimpath -ldflags "$(STAMP)" -o $(BIN)/$$m .) || exit 1; \
 	done
 	@(cd tools && go build -o $(BIN)/gencc ./gencc/cmd/gencc)
 	@echo "built $(BINARIES) into $(BIN)"
+
+# One archive per binary, OS and architecture, each holding the binary, its
+# man page, the README and (forgectl's) the completion scripts, plus
+# SHA256SUMS. The host build writes the completion scripts. Archives are
+# reproducible: fixed owner, order and the commit's time.
+dist: build
+	@rm -rf $(DIST) && mkdir -p $(DIST)/.stage
+	@when=$$(git log -1 --format=%ct); \
+	for m in $(BINARIES); do \
+		v=$$($(RELVER) -C $(CURDIR) $$m) || exit 1; \
+		for p in $(PLATFORMS); do \
+			os=$${p%/*}; arch=$${p#*/}; name=$${m}_$${v}_$${os}_$${arch}; d=$(DIST)/.stage/$$name; \
+			mkdir -p $$d; \
+			(cd $$m && CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags "-s -w $(STAMP)" -o $$d/$$m .) || exit 1; \
+			cp $$m/$$m.1 README.md $$d/; \
+			if [ $$m = forgectl ]; then \
+				mkdir -p $$d/completions; \
+				$(BIN)/forgectl completion bash > $$d/completions/forgectl.bash; \
+				$(BIN)/forgectl completion zsh > $$d/completions/_forgectl; \
+				$(BIN)/forgectl completion fish > $$d/completions/forgectl.fish; \
+			fi; \
+			tar -C $(DIST)/.stage --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$$when -cf - $$name | gzip -n > $(DIST)/$$name.tar.gz || exit 1; \
+		done; \
+	done
+	@rm -rf $(DIST)/.stage
+	@cd $(DIST) && sha256sum *.tar.gz > SHA256SUMS
+	@echo "$$(ls $(DIST)/*.tar.gz | wc -l) archives and SHA256SUMS in $(DIST)"
+
+# make install PREFIX=~/.local (DESTDIR is honoured for packagers).
+install: build
+	@root=$(DESTDIR)$(PREFIX); \
+	install -d $$root/bin $$root/share/man/man1 $$root/share/bash-completion/completions \
+		$$root/share/zsh/site-functions $$root/share/fish/vendor_completions.d && \
+	for m in $(BINARIES); do \
+		install -m 0755 $(BIN)/$$m $$root/bin/$$m && install -m 0644 $$m/$$m.1 $$root/share/man/man1/$$m.1 || exit 1; \
+	done && \
+	$(BIN)/forgectl completion bash > $$root/share/bash-completion/completions/forgectl && \
+	$(BIN)/forgectl completion zsh > $$root/share/zsh/site-functions/_forgectl && \
+	$(BIN)/forgectl completion fish > $$root/share/fish/vendor_completions.d/forgectl.fish && \
+	echo "installed $(BINARIES), their man pages and forgectl's completions under $$root"
 
 # The main job on a fresh machine: build everything, generate a small but
 # realistic Claude Code home, and list its sessions with forgectl.
@@ -44,7 +99,7 @@ demo: build
 
 # Every test: formatting, vet, the race-enabled suites of every module, and
 # every module built on its own (GOWORK=off) as a release would be.
-test: fmt-check vet gowork-off unit fuzz-brief
+test: fmt-check vet gowork-off darwin unit fuzz-brief
 
 fmt-check:
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -57,6 +112,17 @@ vet:
 gowork-off:
 	@for m in $(MODULES); do (cd $$m && GOWORK=off go build -o /dev/null ./... && GOWORK=off go vet ./...) || exit 1; done
 	@echo "every module builds with GOWORK=off"
+
+# darwin is a release target: compile and vet its code paths (launchd, the
+# sysctl process reads, the tty flush) from Linux, every module.
+darwin:
+# The code paths differ by OS, not by architecture: vet once, build both.
+	@for m in $(MODULES); do \
+		(cd $$m && CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 go build -o /dev/null ./... && \
+			CGO_ENABLED=0 GOOS=darwin GOARCH=amd64 go build -o /dev/null ./... && \
+			CGO_ENABLED=0 GOOS=darwin GOARCH=amd64 go vet ./...) || exit 1; \
+	done
+	@echo "every module builds for darwin/amd64 and darwin/arm64 and vets for darwin"
 
 unit:
 	@fail=0; for m in $(MODULES); do \
@@ -85,7 +151,7 @@ fuzz:
 # 100,000-session one (about 8 GB), measures it, and deletes it.
 bench: build
 	@mkdir -p .bench
-	@echo "== resume ls and the picker (tools/benchls)"
+	@echo "== resume ls, shell completion and the picker (tools/benchls)"
 	@(cd tools && go run ./benchls -bin $(BIN) -work $(CURDIR)/.bench)
 	@echo
 	@echo "== the Stop-hook snapshot (tools/benchsnap)"
@@ -121,4 +187,4 @@ contract:
 	exit $$rc
 
 clean:
-	rm -rf $(BIN) $(DEMO) .bench
+	rm -rf $(BIN) $(DEMO) .bench $(DIST)

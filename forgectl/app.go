@@ -20,13 +20,11 @@ import (
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/version"
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
-
-// Version is this binary's release; each binary of the suite has its own.
-const Version = "0.1.0"
 
 // app carries everything a command touches of the outside world, so tests
 // can run a whole command against a temp home without exec'ing anything.
@@ -94,6 +92,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if code, ok := a.dispatch(ctx, args); ok {
 		return code
 	}
+	if len(args) > 0 && args[0] == completeCommand {
+		return a.complete(ctx, args[1:])
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := a.rootCommand()
@@ -133,7 +134,7 @@ func (a *app) usageError(err error, args []string) int {
 	}
 	a.errorf("%s", strings.TrimPrefix(err.Error(), "error parsing commandline arguments: "))
 	a.hintf("run 'forgectl %s--help' for usage", commandWords(args))
-	return exitcode.Refused
+	return exitcode.Usage
 }
 
 // flagsFirst lets flags follow the filter, as people type them
@@ -183,7 +184,7 @@ func commandWords(args []string) string {
 			break
 		}
 		switch w {
-		case "resume", "ls", "launch", "doctor", "init":
+		case "resume", "ls", "launch", "doctor", "init", "completion":
 			b.WriteString(w + " ")
 			continue
 		}
@@ -230,7 +231,7 @@ func helpFunc(text string) func(*ffcli.Command) string {
 
 func (a *app) rootCommand() *ffcli.Command {
 	fs := newFlagSet("forgectl", &a.flagOut)
-	version := fs.Bool("version", false, "print the version")
+	showVersion := fs.Bool("version", false, "print the version")
 	return &ffcli.Command{
 		Name:      "forgectl",
 		FlagSet:   fs,
@@ -240,16 +241,17 @@ func (a *app) rootCommand() *ffcli.Command {
 			a.launchCommand(),
 			a.doctorCommand(),
 			a.initCommand(),
+			a.completionCommand(),
 		},
 		Exec: func(ctx context.Context, args []string) error {
-			if *version {
-				fmt.Fprintf(a.stdout, "forgectl %s\n", Version)
+			if *showVersion {
+				fmt.Fprintf(a.stdout, "forgectl %s\n", version.String())
 				return nil
 			}
 			if len(args) > 0 {
 				a.errorf("unknown command %q", args[0])
 				a.hintf("run 'forgectl --help' for the list of commands")
-				return exit(exitcode.Refused)
+				return exit(exitcode.Usage)
 			}
 			fmt.Fprint(a.stdout, strings.TrimLeft(rootHelp, "\n"))
 			return nil
@@ -271,6 +273,8 @@ USAGE
   forgectl launch doctor          check claude, the config and the update-hooks watcher
   forgectl doctor                 check that session rescue is wired correctly
   forgectl init                   write a commented config.toml
+  forgectl init --stop-hook       wire the Stop hook into Claude Code's settings.json
+  forgectl completion SHELL       print the bash, zsh or fish completion script
 
   forgectl --version              print the version
   forgectl COMMAND --help         the manual of one command

@@ -77,10 +77,14 @@ func TestDoctorResumeTasks(t *testing.T) {
 
 	r := h.run("doctor")
 	if r.code != 0 || !strings.Contains(r.stdout, "warn  resume tasks  no Stop hook runs the snapshotter: "+filepath.Join(h.claude, "settings.json")+" does not exist") ||
-		!strings.Contains(r.stdout, "1 live session") {
+		!strings.Contains(r.stdout, "1 live session") || !strings.Contains(r.stdout, "→ run 'forgectl init --stop-hook'") {
 		t.Fatalf("unwired: %d\n%s", r.code, r.stdout)
 	}
-	os.WriteFile(filepath.Join(h.claude, "settings.json"), []byte(`{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot --quiet"}]}]}}`), 0o600)
+	// The command the hint names wires what doctor then accepts.
+	os.WriteFile(filepath.Join(h.home, "bin", "forgectl"), []byte("#!/bin/sh\n"), 0o755)
+	if r := h.run("init", "--stop-hook"); r.code != 0 {
+		t.Fatalf("init --stop-hook: %d %s", r.code, r.stderr)
+	}
 	r = h.run("doctor", "--json")
 	var rows []checkRow
 	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {

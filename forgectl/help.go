@@ -223,16 +223,47 @@ EXIT STATUS
 `
 
 const initHelp = `
-forgectl init — write a commented config.toml
+forgectl init — write a commented config.toml, or wire the Stop hook
 
 USAGE
   forgectl init [--print]
+  forgectl init --stop-hook [--dry-run]
+  forgectl init --remove-stop-hook [--dry-run]
 
-Writes forgectl's config.toml (in $FORGECTL_CONFIG_DIR, else
-~/.config/forgectl or ~/Library/Application Support/forgectl) with a commented
-example of every section: [launch.defaults], [[launch.project]], [proxy], and
-[[resume.on_update]]. An existing file is never overwritten (exit 2).
+Without flags, writes forgectl's config.toml (in $FORGECTL_CONFIG_DIR, else
+~/.config/forgectl or ~/Library/Application Support/forgectl) with a
+commented example of every section: [launch.defaults], [[launch.project]],
+[proxy], and [[resume.on_update]]. An existing file is never overwritten
+(exit 2).
+
+--stop-hook merges the Stop hook that runs 'forgectl resume snapshot
+--quiet' into Claude Code's user settings ($CLAUDE_CONFIG_DIR/settings.json,
+else ~/.claude/settings.json). Only the entry's own text is inserted,
+indented like its neighbours: every other key keeps its value, its place
+and its bytes, other Stop hooks included. The command names forgectl bare
+when the forgectl on PATH is this one, else by this one's absolute path
+(hooks do not inherit the interactive shell's PATH). A symlinked file is
+followed and written through: atomically, beside the real file, keeping its
+mode, with the previous content in <real file>.forgectl-backup. A missing
+file is created (0600). When a Stop hook already runs the snapshotter,
+nothing changes. A file that is not valid JSON is refused with
+file:line:column and left untouched.
+
+--remove-stop-hook removes only the Stop entry --stop-hook writes (a group
+holding just that one command), then a "Stop" or "hooks" it left empty.
 
 FLAGS
-  --print   print the template to stdout instead
+  --print              print the config template to stdout instead
+  --stop-hook          merge the Stop hook into the user settings.json
+  --remove-stop-hook   remove the Stop hook --stop-hook added
+  --dry-run            print the settings edit as a unified diff; write nothing
+
+EXIT STATUS
+  0    done, or nothing to do (already wired; nothing to remove)
+  1    the file could not be read or written (read-only, or changed under
+       the edit), or a Stop hook already runs the snapshotter from a
+       program that is not there
+  2    refused: config.toml exists, settings.json is not valid JSON or its
+       "hooks" is not an object, a go run build; or bad usage
+  Any other code is a failure.
 `

@@ -6,56 +6,239 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"forgectl.dev/forgectl/internal/settings"
+	"forgectl.dev/forgectl/internal/snapcheck"
+	"forgectl.dev/forgectl/internal/udiff"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/paths"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
 func (a *app) initCommand() *ffcli.Command {
 	fs := newFlagSet("init", &a.flagOut)
 	print := fs.Bool("print", false, "print the commented config to stdout instead of writing it")
+	stopHook := fs.Bool("stop-hook", false, "merge the Stop hook into Claude Code's user settings.json")
+	removeHook := fs.Bool("remove-stop-hook", false, "remove the Stop hook 'init --stop-hook' added")
+	dryRun := fs.Bool("dry-run", false, "with --stop-hook or --remove-stop-hook: print the edit as a unified diff; write nothing")
 	return &ffcli.Command{
 		Name:      "init",
 		FlagSet:   fs,
 		UsageFunc: helpFunc(initHelp),
 		Exec: func(ctx context.Context, args []string) error {
-			if *print {
+			if len(args) > 0 {
+				return a.badUsage("init", "unexpected argument %q", args[0])
+			}
+			switch {
+			case *stopHook && *removeHook:
+				return a.badUsage("init", "--stop-hook and --remove-stop-hook exclude each other")
+			case *print && (*stopHook || *removeHook):
+				return a.badUsage("init", "--print writes the config template; it does not go with the Stop-hook flags")
+			case *stopHook:
+				return a.wireStopHook(*dryRun, false)
+			case *removeHook:
+				return a.wireStopHook(*dryRun, true)
+			case *dryRun:
+				return a.badUsage("init", "--dry-run goes with --stop-hook or --remove-stop-hook")
+			case *print:
 				fmt.Fprint(a.stdout, config.Template())
 				return nil
 			}
-			path := a.forgectlPaths().Config()
-			if _, err := os.Lstat(path); err == nil {
-				a.errorf("%s already exists; not overwriting it", path)
-				a.hintf("'forgectl init --print' shows the commented template to merge by hand")
-				return exit(exitcode.Refused)
-			}
-			if err := fsutil.MkdirPrivate(filepath.Dir(path)); err != nil {
-				a.errorf("%v", err)
-				return exit(exitcode.Failed)
-			}
-			// O_EXCL: a file created between the check and now is still not overwritten.
-			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fsutil.FilePerm)
-			if err != nil {
-				if errors.Is(err, os.ErrExist) {
-					a.errorf("%s already exists; not overwriting it", path)
-					return exit(exitcode.Refused)
-				}
-				a.errorf("%v", err)
-				return exit(exitcode.Failed)
-			}
-			_, werr := f.WriteString(config.Template())
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				os.Remove(path)
-				a.errorf("writing %s: %v", path, werr)
-				return exit(exitcode.Failed)
-			}
-			a.notef("wrote %s", path)
-			return nil
+			return a.writeConfig()
 		},
 	}
+}
+
+// badUsage is one error line and a hint, exit 2.
+func (a *app) badUsage(cmd, format string, args ...any) error {
+	a.errorf(format, args...)
+	a.hintf("run 'forgectl %s --help' for usage", cmd)
+	return exit(exitcode.Usage)
+}
+
+func (a *app) writeConfig() error {
+	path := a.forgectlPaths().Config()
+	if _, err := os.Lstat(path); err == nil {
+		a.errorf("%s already exists; not overwriting it", path)
+		a.hintf("'forgectl init --print' shows the commented template to merge by hand")
+		return exit(exitcode.Refused)
+	}
+	if err := fsutil.MkdirPrivate(filepath.Dir(path)); err != nil {
+		a.errorf("%v", err)
+		return exit(exitcode.Failed)
+	}
+	// O_EXCL: a file created between the check and now is still not overwritten.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fsutil.FilePerm)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			a.errorf("%s already exists; not overwriting it", path)
+			return exit(exitcode.Refused)
+		}
+		a.errorf("%v", err)
+		return exit(exitcode.Failed)
+	}
+	_, werr := f.WriteString(config.Template())
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+		a.errorf("writing %s: %v", path, werr)
+		return exit(exitcode.Failed)
+	}
+	a.notef("wrote %s", path)
+	return nil
+}
+
+// hookSuffix follows forgectl's path in the hook command init writes.
+const hookSuffix = " resume snapshot --quiet"
+
+// hookCommand is the Stop hook's command line: bare "forgectl" when the
+// forgectl on PATH is this executable, else this one's absolute path,
+// since a hook does not inherit the interactive shell's PATH.
+func (a *app) hookCommand() (string, error) {
+	self := a.self
+	if self == "" {
+		return "", errors.New("cannot tell where this forgectl is installed")
+	}
+	if paths.IsGoRunBuild(self) {
+		return "", fmt.Errorf("this forgectl is %w (%s)", paths.ErrGoRun, self)
+	}
+	if onPath, err := a.lookPath("forgectl"); err == nil && sameFile(onPath, self) {
+		return "forgectl" + hookSuffix, nil
+	}
+	return shellQuote(self) + hookSuffix, nil
+}
+
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// addedByInit recognises a command hookCommand wrote, for any forgectl path.
+func addedByInit(cmd string) bool {
+	prog, ok := strings.CutSuffix(cmd, hookSuffix)
+	if !ok {
+		return false
+	}
+	if len(prog) > 1 && prog[0] == '\'' && prog[len(prog)-1] == '\'' {
+		prog = strings.ReplaceAll(prog[1:len(prog)-1], `'\''`, "'")
+	} else if strings.ContainsAny(prog, " \t'\"\\$`") {
+		return false
+	}
+	return filepath.Base(prog) == "forgectl"
+}
+
+// hookProgram is the first word of a hook command, unquoted.
+func hookProgram(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	if cmd == "" {
+		return ""
+	}
+	if q := cmd[0]; q == '\'' || q == '"' {
+		if end := strings.IndexByte(cmd[1:], q); end >= 0 {
+			return cmd[1 : end+1]
+		}
+	}
+	return strings.Fields(cmd)[0]
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// wireStopHook adds (or removes) the Stop hook in the user-scope
+// settings.json, editing only the bytes of the entry.
+func (a *app) wireStopHook(dryRun, remove bool) error {
+	path := a.claudePaths().Settings()
+	doc, err := settings.Read(path)
+	if err != nil {
+		a.errorf("cannot read %s: %v", path, err)
+		return exit(exitcode.Failed)
+	}
+	var out []byte
+	var changed bool
+	var summary string
+	if remove {
+		var removed []string
+		out, removed, err = settings.RemoveStopHook(doc.Data, addedByInit)
+		changed = len(removed) > 0
+		if changed {
+			summary = fmt.Sprintf("removed the Stop hook `%s` from %s", strings.Join(removed, "`, `"), path)
+		}
+	} else {
+		var cmd string
+		if cmd, err = a.hookCommand(); err != nil {
+			a.errorf("%v", err)
+			a.hintf("build forgectl (make build, or go install forgectl.dev/forgectl@latest) and run init from there")
+			return exit(exitcode.Refused)
+		}
+		var res settings.Result
+		res, err = settings.AddStopHook(doc.Data, cmd, snapcheck.RunsSnapshot)
+		out, changed = res.Out, res.Changed
+		if err == nil && !changed {
+			if prog := hookProgram(res.Existing); filepath.IsAbs(prog) && !isExecutable(prog) {
+				// Adding a second hook would hide the broken one, not fix it.
+				a.errorf("the Stop hook in %s runs %s, which is not an executable file", path, prog)
+				a.hintf("remove that entry from %s (or point it at %s), then run 'forgectl init --stop-hook' again", path, shellQuote(a.self))
+				return exit(exitcode.Failed)
+			}
+			a.notef("already wired: the Stop hook in %s runs `%s`", path, res.Existing)
+			return nil
+		}
+		summary = fmt.Sprintf("wired the Stop hook `%s` into %s", cmd, path)
+	}
+	var se *settings.SyntaxError
+	var sh *settings.ShapeError
+	switch {
+	case errors.As(err, &se):
+		a.errorf("%s:%d:%d: %s", path, se.Line, se.Column, se.Msg)
+		a.hintf("fix the JSON by hand (Claude Code reads none of this file while it does not parse); nothing was changed")
+		return exit(exitcode.Refused)
+	case errors.As(err, &sh):
+		a.errorf("%s: %v", path, sh)
+		a.hintf(`"hooks" must be an object and "hooks"."Stop" an array; fix it by hand, nothing was changed`)
+		return exit(exitcode.Refused)
+	case err != nil:
+		a.errorf("%s: %v", path, err)
+		return exit(exitcode.Failed)
+	}
+	if !changed {
+		a.notef("%s has no Stop hook that 'forgectl init --stop-hook' added; nothing to remove", path)
+		return nil
+	}
+	if dryRun {
+		oldName := path
+		if !doc.Exists {
+			oldName = "/dev/null"
+		}
+		if err := udiff.Write(a.stdout, oldName, path, doc.Data, out); err != nil {
+			return err
+		}
+		return nil
+	}
+	backup, err := doc.Write(out)
+	if err != nil {
+		a.errorf("cannot write %s: %v", doc.Real, err)
+		switch {
+		case errors.Is(err, settings.ErrReadOnly):
+			a.hintf("make it writable (chmod u+w %s) or add the hook by hand; nothing was changed", shellQuote(doc.Real))
+		case errors.Is(err, settings.ErrChanged):
+			a.hintf("run the command again: it edits the file as it is now")
+		}
+		return exit(exitcode.Failed)
+	}
+	if doc.Real != path {
+		summary += " (through the symlink, into " + doc.Real + ")"
+	}
+	a.notef("%s", summary)
+	if backup != "" {
+		a.notef("the previous content is in %s", backup)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"forgectl.dev/shared/version"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,7 +136,7 @@ func TestInitLaunchVersionDispatch(t *testing.T) {
 	}
 
 	r = h.run("--version")
-	if r.stdout != "forgectl "+Version+"\n" {
+	if r.stdout != "forgectl "+version.String()+"\n" {
 		t.Fatalf("version %q", r.stdout)
 	}
 	for _, args := range [][]string{{"--help"}, {"resume", "--help"}, {"resume", "ls", "--help"}} {
@@ -157,7 +158,7 @@ func TestInitLaunchVersionDispatch(t *testing.T) {
 		t.Fatalf("snapshot: %d %q", r.code, r.stderr)
 	}
 	r = h.run("resume", "snapshot", "--version")
-	if r.code != 0 || r.stdout != "forgectl resume snapshot "+Version+"\n" {
+	if r.code != 0 || r.stdout != "forgectl "+version.String()+"\n" {
 		t.Fatalf("snapshot --version: %d %q", r.code, r.stdout)
 	}
 	r = h.run("resume", "outdated")

@@ -1,7 +1,3 @@
-// Command forgectl is the front door of forgectl resume: it lists Claude
-// Code sessions across every repo, lets a person pick one, and execs
-// `claude --resume` in that session's directory with its launch profile.
-// See `forgectl --help` and `forgectl resume --help` for the manual.
 package main
 
 import (

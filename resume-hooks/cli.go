@@ -22,6 +22,7 @@ import (
 	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/proc"
+	"forgectl.dev/shared/version"
 )
 
 // app holds every dependency on the outside world; run builds the real
@@ -41,6 +42,8 @@ type app struct {
 	sleep  func(ctx context.Context, d time.Duration) error
 	stdout io.Writer
 	stderr io.Writer
+	// help collects the flag package's output; see flagSet.
+	help strings.Builder
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -98,28 +101,44 @@ func (a *app) main(ctx context.Context, args []string) int {
 	case err == nil:
 		return exitcode.OK
 	case errors.Is(err, flag.ErrHelp):
+		io.WriteString(a.stdout, a.help.String())
 		return exitcode.OK
 	case errors.As(err, &ee):
 		return int(ee)
 	case errors.As(err, &ue):
 		a.errorf("%s", ue.msg)
-		a.hintf("run resume-hooks --help (forgectl resume hooks --help)")
-		return exitcode.Refused
+		a.hintf("run 'forgectl resume hooks %s--help' for usage", commandOf(args))
+		return exitcode.Usage
 	default:
-		// ffcli's own parse errors (an unknown flag) are usage errors; the
-		// flag package has printed the usage already.
-		a.errorf("%s", strings.TrimSpace(err.Error()))
-		return exitcode.Refused
+		// A flag the flag package refused: its first line is the message.
+		line, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
+		a.errorf("%s", strings.TrimPrefix(line, "error parsing commandline arguments: "))
+		a.hintf("run 'forgectl resume hooks %s--help' for usage", commandOf(args))
+		return exitcode.Usage
 	}
+}
+
+// commandOf is the subcommand in args ("status "), for a hint.
+func commandOf(args []string) string {
+	for _, w := range args {
+		switch w {
+		case "run", "status", "install", "uninstall":
+			return w + " "
+		}
+	}
+	return ""
 }
 
 func (a *app) errorf(format string, args ...any) { msg.Errorf(a.stderr, format, args...) }
 
 func (a *app) hintf(format string, args ...any) { msg.Hintf(a.stderr, format, args...) }
 
+// flagSet builds a command's flags. What the flag package prints (the
+// manual on --help, an error plus the manual on a bad flag) is collected
+// in a.help: main shows it only for an explicit --help, on stdout.
 func (a *app) flagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(a.stderr)
+	fs.SetOutput(&a.help)
 	return fs
 }
 
@@ -132,18 +151,21 @@ func noArgs(args []string) error {
 
 func (a *app) rootCommand() *ffcli.Command {
 	fs := a.flagSet("resume-hooks")
+	showVersion := fs.Bool("version", false, "print the version")
 	return &ffcli.Command{
 		Name:       "resume-hooks",
 		ShortUsage: "forgectl resume hooks <run|status|install|uninstall> [flags]",
-		LongHelp: `Runs the [[resume.on_update]] hooks of config.toml when the installed claude
-changes version, and installs the watcher that runs them.
-
-` + exitcode.Table,
-		FlagSet: fs,
+		LongHelp:   rootHelp,
+		FlagSet:    fs,
+		UsageFunc:  usage,
 		Subcommands: []*ffcli.Command{
 			a.runCommand(), a.statusCommand(), a.installCommand(), a.uninstallCommand(),
 		},
 		Exec: func(ctx context.Context, args []string) error {
+			if *showVersion {
+				fmt.Fprintf(a.stdout, "resume-hooks %s\n", version.String())
+				return nil
+			}
 			if len(args) == 0 {
 				return usageError{"name a subcommand: run, status, install or uninstall"}
 			}
@@ -193,12 +215,9 @@ func (a *app) runCommand() *ffcli.Command {
 		Name:       "run",
 		ShortUsage: "forgectl resume hooks run [--dry-run]",
 		ShortHelp:  "fire the [[resume.on_update]] hooks if claude changed version",
-		LongHelp: `Fires the [[resume.on_update]] hooks once the installed claude has changed
-version and settled; the first run only records a baseline. The watcher runs
-this; run it by hand to fire now. See the package documentation for details.
-
-` + exitcode.Table,
-		FlagSet: fs,
+		LongHelp:   runHelp,
+		FlagSet:    fs,
+		UsageFunc:  usage,
 		Exec: func(ctx context.Context, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err

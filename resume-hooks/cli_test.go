@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"forgectl.dev/shared/version"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,8 +115,14 @@ func TestUsage(t *testing.T) {
 		{[]string{"frobnicate"}, 2, `forgectl: error: unknown subcommand "frobnicate" (run, status, install, uninstall)`},
 		{[]string{"run", "extra"}, 2, `forgectl: error: unexpected argument "extra"`},
 		{[]string{"status", "--bogus"}, 2, "flag provided but not defined: -bogus"},
-		{[]string{"--help"}, 0, "forgectl resume hooks <run|status|install|uninstall>"},
-		{[]string{"status", "--help"}, 0, "run_in_progress"},
+		{[]string{"--version"}, 0, ""},
+		{[]string{"--help"}, 0, ""},
+		{[]string{"status", "--help"}, 0, ""},
+	}
+	stdout := map[string]string{
+		"--version":     "resume-hooks " + version.String() + "\n",
+		"--help":        "forgectl resume hooks <run|status|install|uninstall>",
+		"status --help": "run_in_progress",
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -125,6 +132,14 @@ func TestUsage(t *testing.T) {
 			}
 			if !strings.Contains(w.stderr.String(), tc.err) {
 				t.Fatalf("stderr lacks %q:\n%s", tc.err, w.stderr.String())
+			}
+			// One dialect: bad usage is one error line and a hint; --help
+			// and --version print on stdout only.
+			if tc.code == 2 && (strings.Count(w.stderr.String(), "\n") != 2 || !strings.Contains(w.stderr.String(), "\nforgectl: hint: run 'forgectl resume hooks ")) {
+				t.Errorf("bad usage is not one error line and a hint:\n%s", w.stderr.String())
+			}
+			if want, ok := stdout[strings.Join(tc.args, " ")]; ok && (!strings.Contains(w.stdout.String(), want) || w.stderr.Len() > 0) {
+				t.Errorf("stdout %q lacks %q (stderr %q)", w.stdout.String(), want, w.stderr.String())
 			}
 		})
 	}

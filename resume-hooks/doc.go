@@ -1,107 +1,182 @@
+// Code generated from the --help texts by TestManual (FORGECTL_UPDATE_MANUAL=1 go test -run TestManual); DO NOT EDIT.
+
 // Command resume-hooks runs forgectl's update hooks: the [[resume.on_update]]
 // entries of config.toml, fired when the installed claude changes version.
-// forgectl reaches it as `forgectl resume hooks …` by exec'ing this binary
-// with the arguments that follow "hooks".
+// Its manual is what each command's --help prints, reproduced below; the
+// man page resume-hooks(1) is made from the same text.
 //
-// # Usage
+// # resume-hooks --help
 //
-//	resume-hooks run [--dry-run]        fire the hooks if claude changed version
-//	resume-hooks status [--json]        watcher, recorded versions, pending restart, last five runs
-//	resume-hooks install [--dry-run]    write and load the watcher (launchd on macOS, systemd on Linux)
-//	resume-hooks uninstall              unload and remove the watcher
+//	resume-hooks — run forgectl's update hooks when claude changes version
 //
-// # run
+//	USAGE
+//	  forgectl resume hooks <run|status|install|uninstall> [flags]
 //
-// Reads the installed version the way `resume outdated` does and compares it
-// with the one recorded in resume-hooks/state.json. The first run records a
-// baseline and fires nothing. A change fires only once two reads a few
-// seconds apart agree (up to five re-reads); then every hook runs in config
-// order and the version is recorded once all of them ran. The version is read
-// again afterwards and an update that landed meanwhile is handled in the same
-// run, up to three in all. Runs take resume-hooks/run.lock and wait for each
-// other, saying so. SIGTERM, SIGINT and SIGHUP end the waiting, start no
-// further hook, record nothing and exit 1.
+//	Runs the [[resume.on_update]] entries of config.toml when the installed
+//	claude changes version, and installs the watcher that runs them. forgectl
+//	reaches it as 'forgectl resume hooks ...' by exec'ing this binary with the
+//	arguments that follow "hooks". Each command has its own --help.
 //
-// A restart hook runs resume-restart (beside this binary, else on PATH) as
-// `resume-restart restart --outdated --timeout <the hook's timeout>` in a
-// process group of its own; its output goes to the log. Exit 1 from it is
-// "incomplete", and so is exit 0 when it skipped a session it could not
-// restart for a cause a person can clear: no herdr pane (no_pane), or a
-// relaunch that would fail (no_transcript, cwd_gone, bad_launch_profile,
-// config_invalid, claude_not_found, harness_unsupported, no_cwd,
-// relaunch_refused). The restart is then pending for that version: later runs
-// with the version unchanged re-run only the restart, up to 3 attempts in
-// all, then give up until the next version. A command hook runs its argv
-// with no shell, with FORGECTL_HARNESS, FORGECTL_OLD_VERSION and
-// FORGECTL_NEW_VERSION in its environment, in a process group of its own
-// that is killed at the hook's timeout. Neither its stdout nor its stderr
-// is passed on: of a failed command only the redacted stderr tail described
-// below is kept, in its audit line and in the log. A failing hook never
-// stops the next, and neither does an audit line that cannot be written
-// (a full disk): that is reported in the log and the run exits 1.
+//	EXIT STATUS
+//	  0    done (for run: every hook that ran ended ok)
+//	  1    a hook failed, timed out or was incomplete; an audit line could not
+//	       be written; the run was signalled; the version did not settle or
+//	       could not be read; install failed
+//	  2    bad usage, an invalid config.toml, or a refused install
+//	  Any other code is a failure.
 //
-// Each hook appends one JSON line to resume-hooks/runs.jsonl (0600, rotated
-// to runs.jsonl.1 at 1 MiB): time, event ("hook", "install", "uninstall"),
-// trigger, harness, old_version, new_version, hook {position, kind, program
-// (base name only)}, attempt (restart), outcome (ok, failed, timeout,
-// incomplete), exit_status (-1 when killed by a signal, named in signal),
-// duration_ms, stderr_tail (a failed command only: its last 240 characters
-// with the hook's argument values scrubbed, credential-looking lines
-// withheld and control characters escaped), detail, and resume (the
-// sessions a restart left for the user, as the commands that resume them).
+//	ENVIRONMENT
+//	  FORGECTL_CONFIG_DIR      forgectl's config directory (baked by install)
+//	  CLAUDE_CONFIG_DIR        Claude Code's config directory (baked by install when set)
+//	  FORGECTL_CLAUDE_BIN      the claude whose version is read (baked by install)
+//	  FORGECTL_HERDR_BIN       the herdr the restart runs (baked by install)
+//	  FORGECTL_SELF            forgectl's absolute path, set by forgectl when it dispatches
+//	  FORGECTL_HOOKS_TRIGGER   launchd, systemd or cron when a watcher runs this; else manual
+//	  FORGECTL_RESTART_BIN     the resume-restart binary to run (tests)
+//	  FORGECTL_HOOKS_SETTLE    the interval between settle reads, a Go duration
+//	                           (tests; default 3s)
 //
-// The restart runs as `resume-restart restart --outdated --json --timeout D`:
-// its progress lines (stderr) go to the log and its per-session outcomes
-// (the --json array on stdout) are read back. A session that failed to stop
-// or relaunch, whose relaunch delivery is unknown, or that was signalled and
-// not resumed is "stranded": its `command` is listed in the audit line's
-// resume field, and on macOS a watcher run posts a notification (osascript
-// display notification) naming those commands.
+//	COMMANDS
+//	  run        fire the [[resume.on_update]] hooks if claude changed version
+//	  status     watcher installed/loaded, recorded versions, last hook runs
+//	  install    install the watcher that runs the hooks when claude updates
+//	  uninstall  unload and remove the watcher
 //
-// # status
+//	FLAGS
+//	  --version  print the version
+//	  --help  print this manual
 //
-// Text, or with --json one object: watcher {kind, files, installed, loaded,
-// running, pid, unreachable}, hooks_configured, config_error, harnesses
-// [{harness, version, recorded_at, pending_restart}], run_in_progress
-// ({pid, trigger, since} or null) and records (the last five audit lines,
-// oldest first). Lists are [] when empty; times are RFC 3339 UTC.
+// # resume-hooks run --help
 //
-// # install, uninstall
+//	forgectl resume hooks run — fire the [[resume.on_update]] hooks if claude changed version
 //
-// macOS: the launchd agent local.forgectl.resume-hooks in
-// ~/Library/LaunchAgents, running `<forgectl> resume hooks run` when the
-// claude binary's path or its directory changes, at load, and every 30
-// minutes, with FORGECTL_CLAUDE_BIN, FORGECTL_HERDR_BIN, PATH,
-// FORGECTL_CONFIG_DIR (always: the directory install resolved, from
-// FORGECTL_CONFIG_DIR or XDG_CONFIG_HOME), CLAUDE_CONFIG_DIR and
-// HERDR_SOCKET_PATH (when set) and FORGECTL_HOOKS_TRIGGER=launchd baked in,
-// and its working directory and log (watcher.log, moved to watcher.log.1 past
-// 1 MiB) under resume-hooks/. The job runs with umask 077 and the log is
-// created 0600 by install and made 0600 again by every run, since a bare
-// token can survive the redaction. launchd and systemd wait 120 seconds
-// after SIGTERM before killing the job, so a signalled run can let a
-// restart finish a relaunch (up to 90 seconds) and post its notification.
-// Linux: systemd user units forgectl-resume-hooks.{service,path,timer};
-// without a systemd user instance, install prints the units and a cron line
-// and exits 1. A go run build of forgectl is refused (exit 2). --dry-run
-// prints the files only. A failed install's audit line keeps the reason.
+//	USAGE
+//	  forgectl resume hooks run [--dry-run]
 //
-// # Exit status
+//	Reads the installed version the way 'resume outdated' does and compares it
+//	with the one recorded in resume-hooks/state.json. The first run records a
+//	baseline and fires nothing. A change fires only once two reads a few
+//	seconds apart agree (up to five re-reads); then every hook runs in config
+//	order and the version is recorded once all of them ran. The version is read
+//	again afterwards and an update that landed meanwhile is handled in the same
+//	run, up to three in all. Runs take resume-hooks/run.lock and wait for each
+//	other, saying so. SIGTERM, SIGINT and SIGHUP end the waiting, start no
+//	further hook, record nothing and exit 1.
 //
-//	0  done (for run: every hook that ran ended ok)
-//	1  a hook failed, timed out or was incomplete; an audit line could not
-//	   be written; the run was signalled; the version did not settle or
-//	   could not be read; install failed
-//	2  bad usage, an invalid config.toml, or a refused install
+//	RESTART HOOKS
+//	  A restart hook runs resume-restart (beside this binary, else on PATH) as
+//	  'resume-restart restart --outdated --json --timeout D' (D the hook's
+//	  timeout) in a process group of its own: its progress lines (stderr) go to
+//	  the log and its per-session outcomes (the --json array) are read back.
+//	  Exit 1 from it is "incomplete", and so is a run that skipped a session
+//	  for a cause a person can clear: no herdr pane (no_pane), or a relaunch
+//	  that would fail (no_transcript, cwd_gone, bad_launch_profile,
+//	  config_invalid, claude_not_found, harness_unsupported, no_cwd,
+//	  relaunch_refused). The restart is then pending for that version: later runs with the version unchanged re-run only the restart,
+//	  up to 3 attempts in all, then give up until the next version. A session
+//	  that failed to stop or relaunch, whose relaunch delivery is unknown, or
+//	  that was signalled and not resumed is "stranded": its command is listed in
+//	  the audit line's resume field, and on macOS a watcher run posts a
+//	  notification (osascript display notification) naming those commands.
 //
-// # Environment
+//	COMMAND HOOKS
+//	  A command hook runs its argv with no shell, with FORGECTL_HARNESS,
+//	  FORGECTL_OLD_VERSION and FORGECTL_NEW_VERSION in its environment, in a
+//	  process group of its own that is killed at the hook's timeout. Neither its
+//	  stdout nor its stderr is passed on: of a failed command only the redacted
+//	  stderr tail is kept, in its audit line and in the log. A failing hook
+//	  never stops the next, and neither does an audit line that cannot be
+//	  written (a full disk): that is reported in the log and the run exits 1.
 //
-//	FORGECTL_CONFIG_DIR      forgectl's config directory (baked by install)
-//	CLAUDE_CONFIG_DIR        Claude Code's config directory (baked by install when set)
-//	FORGECTL_CLAUDE_BIN      the claude whose version is read (baked by install)
-//	FORGECTL_HERDR_BIN       the herdr the restart runs (baked by install)
-//	FORGECTL_SELF            forgectl's absolute path, set by forgectl when it dispatches
-//	FORGECTL_HOOKS_TRIGGER   launchd, systemd or cron when a watcher runs this; else manual
-//	FORGECTL_RESTART_BIN     the resume-restart binary to run (tests)
-//	FORGECTL_HOOKS_SETTLE    the interval between settle reads, a Go duration (tests; default 3s)
+//	AUDIT TRAIL
+//	  Each hook appends one JSON line to resume-hooks/runs.jsonl (0600, rotated
+//	  to runs.jsonl.1 at 1 MiB): time, event ("hook", "install", "uninstall"),
+//	  trigger, harness, old_version, new_version, hook {position, kind, program
+//	  (base name only)}, attempt (restart), outcome (ok, failed, timeout,
+//	  incomplete), exit_status (-1 when killed by a signal, named in signal),
+//	  duration_ms, stderr_tail (a failed command only: its last 240 characters
+//	  with the hook's argument values scrubbed, credential-looking lines
+//	  withheld and control characters escaped), detail, and resume (the
+//	  sessions a restart left for the user, as the commands that resume them).
+//
+//	FLAGS
+//	  --dry-run  show what would fire now; start nothing, record nothing
+//	  --help  print this manual
+//
+// # resume-hooks status --help
+//
+//	forgectl resume hooks status — watcher installed/loaded, recorded versions, last hook runs
+//
+//	USAGE
+//	  forgectl resume hooks status [--json]
+//
+//	Shows the watcher (installed, loaded, running), the versions recorded per
+//	harness with any pending restart, a run in progress, and the last five hook
+//	runs from the audit trail.
+//
+//	--json prints one object:
+//	  watcher            {kind: launchd|systemd|"", files: [], installed, loaded,
+//	                      running, pid, unreachable: why the service manager could not be asked}
+//	  hooks_configured   the number of [[resume.on_update]] entries
+//	  config_error       config.toml's problems, one per line; "" when it is valid
+//	  harnesses          [{harness, version, recorded_at, pending_restart}]; pending_restart
+//	                     is null or {version, old_version, attempts, given_up,
+//	                     last_outcome, last_attempt_at}
+//	  run_in_progress    null or {pid, trigger, since}
+//	  records            the last five audit lines, oldest first: {time, event, trigger,
+//	                     harness, old_version, new_version, hook: {position, kind, program},
+//	                     attempt, outcome, exit_status, signal, duration_ms, stderr_tail,
+//	                     detail, resume}
+//	Lists are [] when empty; times are RFC 3339 UTC.
+//
+//	FLAGS
+//	  --json  print one JSON object (fields in --help)
+//	  --help  print this manual
+//
+// # resume-hooks install --help
+//
+//	forgectl resume hooks install — install the watcher that runs the hooks when claude updates
+//
+//	USAGE
+//	  forgectl resume hooks install [--dry-run]
+//
+//	macOS: writes and loads the launchd agent local.forgectl.resume-hooks in
+//	~/Library/LaunchAgents, running '<forgectl> resume hooks run' when the
+//	claude binary's path or its directory changes, at load, and every 30
+//	minutes. Linux: the systemd user units forgectl-resume-hooks.{service,path,
+//	timer}; without a systemd user instance, install prints the units and a
+//	cron line and exits 1.
+//
+//	It bakes in this forgectl's absolute path, FORGECTL_CLAUDE_BIN (the claude
+//	it watches), FORGECTL_HERDR_BIN, PATH, FORGECTL_CONFIG_DIR (always: the
+//	directory install resolved, from FORGECTL_CONFIG_DIR or XDG_CONFIG_HOME),
+//	CLAUDE_CONFIG_DIR and HERDR_SOCKET_PATH (when set) and
+//	FORGECTL_HOOKS_TRIGGER, with the working directory and the log
+//	(watcher.log, moved to watcher.log.1 past 1 MiB) under resume-hooks/:
+//	install again after moving any of them, changing herdr servers or either
+//	config directory. The job runs with umask 077 and the log is created 0600
+//	by install and made 0600 again by every run, since a bare token can
+//	survive the redaction. launchd and systemd wait 120 seconds after SIGTERM
+//	before killing the job, so a signalled run can let a restart finish a
+//	relaunch (up to 90 seconds) and post its notification.
+//
+//	A go run build of forgectl is refused (exit 2). --dry-run prints the files
+//	only. A failed install's audit line keeps the reason. Safe to repeat.
+//
+//	FLAGS
+//	  --dry-run  print the watcher's files without writing or loading them
+//	  --help  print this manual
+//
+// # resume-hooks uninstall --help
+//
+//	forgectl resume hooks uninstall — unload and remove the watcher
+//
+//	USAGE
+//	  forgectl resume hooks uninstall
+//
+//	Unloads and removes the watcher install wrote, and appends an audit line.
+//	Safe to repeat.
+//
+//	FLAGS
+//	  --help  print this manual
 package main

@@ -34,16 +34,9 @@ func (a *app) installCommand() *ffcli.Command {
 		Name:       "install",
 		ShortUsage: "forgectl resume hooks install [--dry-run]",
 		ShortHelp:  "install the watcher that runs the hooks when claude updates",
-		LongHelp: `Writes and loads the watcher: on macOS the launchd agent
-local.forgectl.resume-hooks in ~/Library/LaunchAgents/, on Linux the systemd
-user units forgectl-resume-hooks.{service,path,timer}. It bakes in this
-forgectl's absolute path, the claude it watches, herdr, PATH, forgectl's
-config directory, and CLAUDE_CONFIG_DIR and HERDR_SOCKET_PATH when set:
-install again after moving any of them, changing herdr servers or either
-config directory. Safe to repeat.
-
-` + exitcode.Table,
-		FlagSet: fs,
+		LongHelp:   installHelp,
+		FlagSet:    fs,
+		UsageFunc:  usage,
 		Exec: func(ctx context.Context, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -82,7 +75,8 @@ func (a *app) uninstallCommand() *ffcli.Command {
 		Name:       "uninstall",
 		ShortUsage: "forgectl resume hooks uninstall",
 		ShortHelp:  "unload and remove the watcher",
-		LongHelp:   "Unloads and removes the watcher install wrote. Safe to repeat.\n\n" + exitcode.Table,
+		LongHelp:   uninstallHelp,
+		UsageFunc:  usage,
 		FlagSet:    fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if err := noArgs(args); err != nil {

@@ -70,9 +70,7 @@ runs from the audit trail.
                      harness, old_version, new_version, hook: {position, kind, program},
                      attempt, outcome, exit_status, signal, duration_ms, stderr_tail,
                      detail, resume}
-Lists are [] when empty; times are RFC 3339 UTC.
-
-` + exitcode.Table
+Lists are [] when empty; times are RFC 3339 UTC.`
 
 func (a *app) statusCommand() *ffcli.Command {
 	fs := a.flagSet("status")
@@ -82,6 +80,7 @@ func (a *app) statusCommand() *ffcli.Command {
 		ShortUsage: "forgectl resume hooks status [--json]",
 		ShortHelp:  "watcher installed/loaded, recorded versions, last hook runs",
 		LongHelp:   statusHelp,
+		UsageFunc:  usage,
 		FlagSet:    fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if err := noArgs(args); err != nil {

@@ -1,67 +1,217 @@
-// Command resume-restart is "forgectl resume outdated" and "forgectl resume
-// restart": forgectl runs it as `resume-restart outdated|restart ARGS`. It
-// is standalone so that the update watcher can run it without a terminal.
+// Code generated from the --help texts by TestManual (FORGECTL_UPDATE_MANUAL=1 go test -run TestManual); DO NOT EDIT.
+
+// Command resume-restart is `forgectl resume outdated` and `forgectl resume
+// restart`: forgectl runs it as `resume-restart outdated|restart ARGS`. It is
+// standalone so that the update watcher can run it without a terminal.
+// Its manual is what each command's --help prints, reproduced below; the
+// man page resume-restart(1) is made from the same text.
 //
-// # resume outdated [--json]
+// # resume-restart --help
 //
-// Lists live Claude Code sessions whose registry version is older than the
-// installed claude. Read-only. The installed version is the target of
-// ~/.local/bin/claude when it points into a "versions" directory, else
-// `claude --version` of the claude launch finds ($FORGECTL_CLAUDE_BIN, then
-// [launch.defaults] binary_path, then PATH). Versions compare numerically
-// (2.1.100 > 2.1.99). A registry file whose pid is dead (or reused) is
-// skipped; a live pid whose file has no procStart is listed with
-// unverified, and restart never signals it; a version that does not parse
-// is listed with version_unparseable; any status but exactly idle is busy;
-// HERDR_PANE_ID is read from the process's own environment (/proc/<pid>/environ,
-// kern.procargs2 on macOS), empty when unreadable. --json prints a stable
-// array, [] when none; its field table is in --help. Exit 0 whether or not
-// anything is outdated, 1 when the installed version cannot be determined,
-// 2 on bad usage. config.toml is read only to find claude when neither
-// $FORGECTL_CLAUDE_BIN nor the versions symlink settles the version; one
-// that does not load is reported and claude is looked up on PATH.
+//	resume-restart — list and restart Claude Code sessions running an older claude
 //
-// # resume restart --outdated [--session ID]... [--timeout D] [--dry-run] [--json]
+//	USAGE
+//	  forgectl resume outdated|restart [flags]
 //
-// Stops each outdated session only when it is provably safe and resumes it
-// in the same herdr pane by typing `<abs forgectl> resume <id>`; the safety
-// rules are in package internal/restart, the input-line reader in
-// internal/inputbox, the herdr client in internal/herdr, the question put
-// to forgectl before any signal (would the relaunch succeed?) in
-// internal/relaunch. Progress lines and
-// notes go to stderr; per-session results (or the --json array, or the
-// --dry-run plan) to stdout. Exit 0 when every session was resumed or
-// skipped with a reason (and always for --dry-run), 1 when a stop or
-// relaunch failed, the timeout or a signal left sessions waiting, a session
-// ended pane_gone, another run holds restart.lock, or the installed version
-// cannot be determined; 2 on bad usage. A session whose relaunch forgectl
-// says would fail (no_transcript, cwd_gone, bad_launch_profile, …) is a
-// skip with a reason: exit 0.
+//	resume-restart serves two forgectl subcommands; forgectl runs it as
+//	"resume-restart outdated|restart ARGS". Run either with --help for its manual.
 //
-// # Environment
+//	COMMANDS
+//	  outdated  list live sessions running an older claude than the one installed (read-only)
+//	  restart   stop and resume outdated sessions in their herdr panes once each is idle
 //
-//	FORGECTL_SELF          forgectl's path for the relaunch line (set by forgectl
-//	                       when it dispatches); else a forgectl beside this
-//	                       executable; else forgectl on PATH. A `go run` build's
-//	                       temporary path is passed over.
-//	FORGECTL_HERDR_BIN     herdr to run, else herdr on PATH
-//	FORGECTL_CLAUDE_BIN    the claude whose version counts as installed
-//	FORGECTL_CONFIG_DIR    forgectl's config directory (config.toml, the snapshot
-//	                       store, restart.lock)
-//	CLAUDE_CONFIG_DIR      Claude Code's directory, default ~/.claude
+//	FLAGS
+//	  --version  print this program's version and exit
 //
-// Test-only overrides, each a Go duration, not shown in --help:
+//	EXIT STATUS
+//	  0    done
+//	  2    bad usage
 //
-//	FORGECTL_RESTART_POLL           re-check period while waiting (default 3s)
-//	FORGECTL_RESTART_SETTLE         poll period after the stop (default 200ms)
-//	FORGECTL_RESTART_STOP_WAIT      bound on exit, registry file gone, shell back (30s)
-//	FORGECTL_RESTART_REGISTER_WAIT  bound on the relaunched session registering (60s)
-//	FORGECTL_HERDR_TIMEOUT          bound on each herdr call (10s)
-//	FORGECTL_RESTART_RESOLVE_TIMEOUT  bound on forgectl's dry run of the relaunch (60s)
+// # resume-restart outdated --help
 //
-// # Files
+//	list live sessions running an older claude than the one installed (read-only)
 //
-//	~/.claude/sessions/<pid>.json               Claude Code's live registry (read)
-//	<forgectl config dir>/resume-sessions/      snapshot store (restart captures into it)
-//	<forgectl config dir>/restart.lock          held for the whole of a real restart run
+//	USAGE
+//	  forgectl resume outdated [--json]
+//
+//	Lists live Claude Code sessions whose registry version is older than the
+//	installed claude. It only reads.
+//
+//	The installed version is the target of ~/.local/bin/claude when that is a
+//	symlink into a "versions" directory, otherwise "claude --version" of the
+//	claude launch would run ($FORGECTL_CLAUDE_BIN, then [launch.defaults]
+//	binary_path, then PATH). Versions compare numerically per component, so
+//	2.1.100 is newer than 2.1.99. config.toml is read only to find claude: one
+//	that does not load is reported, and claude is then looked up on PATH.
+//
+//	A registry file whose pid is dead, or whose kernel start time differs from
+//	the file's procStart (a reused pid), is skipped. A live pid whose file has
+//	no procStart (older claude versions write none) is listed and marked
+//	unverified; restart never signals it. A version that
+//	does not parse is listed and marked, never guessed at. Any status other than
+//	exactly idle reads as busy. HERDR_PANE_ID is the process's own environment
+//	value, not a verified pane: a claude started inside another session inherits
+//	its parent's. A missing or unreadable registry lists as empty.
+//
+//	FLAGS
+//	  --json  print a JSON array (see JSON FIELDS)
+//
+//	JSON FIELDS (one object per session; [] when none is outdated)
+//	  session_id           string  Claude Code session id
+//	  pid                  number  the claude process id
+//	  version              string  the version its registry file records ("" when missing)
+//	  installed_version    string  the installed claude version it is older than
+//	  version_unparseable  bool    version could not be parsed: listed, not guessed at
+//	  unverified           bool    the pid is alive but its registry file has no
+//	                               procStart (older claude versions) or its start
+//	                               time is unreadable, so it is not proven to be
+//	                               the claude that wrote the file; restart never
+//	                               signals it (PID column: "(unverified)")
+//	  status               string  registry status as recorded ("" when missing)
+//	  busy                 bool    status is anything other than exactly "idle"
+//	  cwd                  string  the session's working directory
+//	  name                 string  the session's name ("" when none)
+//	  herdr_pane_id        string  HERDR_PANE_ID from the process's environment,
+//	                               inherited and not verified; "" when unreadable
+//	  no_transcript        bool    no transcript file exists for it yet (Claude
+//	                               Code writes one at the first prompt): there is
+//	                               nothing to resume, and restart skips it
+//	                               (STATUS column: "(no transcript)")
+//
+//	EXIT STATUS
+//	  0    listed (whether or not any session is outdated)
+//	  1    the installed claude version cannot be determined
+//	  2    bad usage
+//	  Any other code is a failure.
+//
+// # resume-restart restart --help
+//
+//	stop and resume outdated sessions in their herdr panes once each is idle
+//
+//	USAGE
+//	  forgectl resume restart --outdated [--session ID]... [--timeout D] [--dry-run] [--json]
+//
+//	Stops each session "resume outdated" lists, only when that is provably
+//	safe, and resumes it in the same herdr pane. --session narrows the set.
+//
+//	Panes. One "herdr pane list" per run finds the pane herdr labels with the
+//	session (agent claude, that session id). The process's HERDR_PANE_ID is the
+//	fallback, with a note, when no pane carries the session or the list fails;
+//	"pane <found> (found by session; env said <old>)" shows a difference. Two
+//	panes labelled with one session are refused. When herdr answers
+//	pane_not_found in a real run, the list is read once more for that session:
+//	another pane holding it continues the checks there, none ends it pane_gone.
+//
+//	Checks, immediately before the signal: identity (the registry file still
+//	names the session and procStart, the kernel start time matches, the process
+//	is a claude executable); status exactly idle; herdr pane get labels the pane
+//	with the session and the pid is the pane's foreground process; the input
+//	line (the ❯ line between the screen's last two rules, read with its styling
+//	so that dim suggestions are not drafts) is empty. A busy session, a draft,
+//	an unrecognisable screen, a scrolled-back pane or a herdr error other than
+//	pane_not_found waits, re-checked every few seconds up to --timeout. A failed
+//	identity or pane check is reported and never signalled. A session with no
+//	pane, an unparseable version, an unverified pid (no procStart), or one this
+//	run is inside is reported with the command to resume it by hand. Background,
+//	daemon and SDK-driven sessions (registry kind bg, daemon or daemon-worker;
+//	entrypoint sdk-*) are skipped as not_interactive.
+//
+//	The relaunch. Before any signal the run asks the forgectl it will type,
+//	"<forgectl> resume --dry-run --json --assume-stopped <pid> <id>", whether
+//	that relaunch would succeed once the pid has exited: the same session
+//	lookup, the directory, config.toml and [proxy] launch_profile, the launch
+//	profile and the claude binary, resolved with the session's own HOME, PATH,
+//	CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME, FORGECTL_CONFIG_DIR and
+//	FORGECTL_CLAUDE_BIN (the pane's shell started it with them). Anything that
+//	would fail skips the session, never signalled: no_transcript (Claude Code
+//	writes a transcript at the first prompt, so a claude opened and never
+//	prompted has nothing to resume; the hint says to quit it and start claude
+//	in its directory, or run forgectl launch there), cwd_gone, no_cwd,
+//	bad_launch_profile, config_invalid, harness_unsupported, claude_not_found,
+//	or relaunch_refused for any other refusal, each with forgectl's hint.
+//	forgectl is asked when the run plans (so --dry-run shows it) and again
+//	after the capture, right before the last checks, which end by checking
+//	that the transcript it resolved still exists. A forgectl that gives no
+//	verdict (an older one, or none within 60 s) fails the session as
+//	relaunch_unverified; nothing is stopped.
+//
+//	The stop. First the same capture as "resume snapshot", and the relaunch line
+//	is rendered: "<forgectl> resume <id>", forgectl's absolute path quoted for
+//	the shell. Then SIGTERM; the run waits for the pid to exit, its registry
+//	file to go and the pane's shell to hold the foreground again, refuses if the
+//	session already runs again, sends Ctrl-U, checks the foreground once more,
+//	types the line with "herdr pane run" and waits for the session to register
+//	again. A pane run killed at its 10 s bound still waits, and reports resumed
+//	or delivery_unknown.
+//
+//	One run at a time: a run holds restart.lock in forgectl's config directory,
+//	and a second run exits at once. Ctrl-C, SIGTERM and SIGHUP end the waiting,
+//	never a restart already signalled. Progress goes to stderr; results to
+//	stdout, with a hint line where a person has a next step. --dry-run reads
+//	only: it takes no lock, captures nothing, does not re-read the pane list,
+//	and exits 0 (forgectl's dry run may refresh its listing cache).
+//
+//	ENVIRONMENT
+//	  FORGECTL_SELF        forgectl's path, set by forgectl when it runs this
+//	  FORGECTL_HERDR_BIN   the herdr to run (else herdr on PATH)
+//	  FORGECTL_CLAUDE_BIN  the claude whose version is installed
+//	  FORGECTL_CONFIG_DIR  forgectl's config directory
+//	  CLAUDE_CONFIG_DIR    Claude Code's directory (default ~/.claude)
+//	  HERDR_SOCKET_PATH, HERDR_SESSION  passed to herdr, which picks its server
+//
+//	FLAGS
+//	  --dry-run           print each session's planned action and what every check says now; reads only
+//	  --json              print the outcome per session as a JSON array (see JSON FIELDS)
+//	  --outdated          act on the sessions resume outdated lists (required)
+//	  --session id        narrow the set to this session id (repeatable)
+//	  --timeout duration  how long to wait for sessions to become safe to stop (default 30m0s)
+//
+//	JSON FIELDS (one object per session; [] when none)
+//	  session_id         string  Claude Code session id
+//	  pid                number  the claude process id the run found
+//	  version            string  its registry version
+//	  installed_version  string  the installed claude version
+//	  outcome            string  resumed, skipped, waiting, failed, pane_gone or
+//	                             delivery_unknown; with --dry-run: ready,
+//	                             would_wait, skipped, failed or pane_gone
+//	  reason             string  machine-readable cause (see REASONS)
+//	  detail             string  the same, for people
+//	  hint               string  the next step for a person ("" when none)
+//	  pane_id            string  the herdr pane checked ("" when none)
+//	  env_pane_id        string  the process's HERDR_PANE_ID ("" when unreadable)
+//	  pane_source        string  "session" (found by session id in herdr's pane
+//	                             list), "env" (HERDR_PANE_ID fallback) or ""
+//	  signalled          bool    SIGTERM was sent
+//	  new_pid            number  the relaunched claude's pid (0 when none)
+//	  command            string  the command to resume it by hand ("" when
+//	                             nothing is left to do, or nothing can be
+//	                             resumed: no_transcript)
+//	  checks             object  identity, status, pane, input, relaunch: what
+//	                             each check said last ("ok", "<reason>:
+//	                             <detail>", or "" when it did not run);
+//	                             relaunch is forgectl's own dry run of the
+//	                             relaunch line
+//
+//	REASONS
+//	  skipped: version_unparseable, not_interactive, unverified,
+//	           inside_session, no_pane, duplicate_pane, identity_mismatch,
+//	           pane_mismatch, not_foreground, exited, already_running,
+//	           not_outdated; the relaunch would fail: no_transcript, cwd_gone,
+//	           no_cwd, bad_launch_profile, config_invalid, harness_unsupported,
+//	           claude_not_found, relaunch_refused
+//	  waiting: busy, draft, input_unrecognized, scrolled, herdr_error,
+//	           registry_unreadable, capture_failed, not_checked
+//	  failed:  relaunch_invalid, relaunch_unverified, signal_failed, still_running,
+//	           registry_file_remains, shell_not_back, herdr_error, not_registered
+//	  pane_gone: pane_not_found     delivery_unknown: run_timeout
+//
+//	EXIT STATUS
+//	  0    every session was resumed or skipped with a reason, a relaunch that
+//	       would fail included (always with --dry-run); the update watcher
+//	       still records such a skip as incomplete and retries it
+//	  1    a stop or relaunch failed, the timeout or a signal left sessions
+//	       waiting, a session ended pane_gone, another run holds the lock, or
+//	       the installed claude version cannot be determined
+//	  2    bad usage
+//	  Any other code is a failure.
 package main

@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -25,23 +24,14 @@ import (
 	"forgectl.dev/shared/capture"
 	"forgectl.dev/shared/claudever"
 	"forgectl.dev/shared/config"
+	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/registry"
 	"forgectl.dev/shared/snapstore"
+	"forgectl.dev/shared/version"
 )
-
-// moduleVersion is reported when the build carries no module version (a
-// workspace or source build).
-const moduleVersion = "v0.1.0-dev"
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return moduleVersion
-}
 
 // app holds a run's dependencies; tests build their own.
 type app struct {
@@ -99,6 +89,7 @@ func (a *app) main(ctx context.Context, args []string) int {
 	restartCmd := a.restartCommand(&help)
 	root := &ffcli.Command{
 		Name:        "resume-restart",
+		ShortHelp:   "resume-restart — list and restart Claude Code sessions running an older claude",
 		ShortUsage:  "forgectl resume outdated|restart [flags]",
 		LongHelp:    rootHelp,
 		FlagSet:     rootFS,
@@ -106,7 +97,7 @@ func (a *app) main(ctx context.Context, args []string) int {
 		UsageFunc:   usage,
 		Exec: func(ctx context.Context, args []string) error {
 			if *showVersion {
-				fmt.Fprintf(a.stdout, "resume-restart %s\n", version())
+				fmt.Fprintf(a.stdout, "resume-restart %s\n", version.String())
 				return nil
 			}
 			if len(args) > 0 {
@@ -121,22 +112,22 @@ func (a *app) main(ctx context.Context, args []string) int {
 	var code exitCode
 	switch {
 	case err == nil:
-		return 0
+		return exitcode.OK
 	case errors.Is(err, flag.ErrHelp):
 		io.WriteString(a.stdout, help.String())
-		return 0
+		return exitcode.OK
 	case errors.As(err, &code):
 		return int(code)
 	case errors.As(err, &ue):
 		a.errorf("%s", ue.msg)
 		a.hint("run `forgectl resume %s--help` for usage", ue.cmd)
-		return 2
+		return exitcode.Usage
 	default:
 		// A flag parse error: the flag package's own message.
 		msg := strings.TrimPrefix(firstLine(err.Error()), "error parsing commandline arguments: ")
 		a.errorf("%s", strings.TrimSpace(msg))
 		a.hint("run `forgectl resume %s--help` for usage", cmdOf(args))
-		return 2
+		return exitcode.Usage
 	}
 }
 
@@ -284,11 +275,11 @@ func (a *app) outdated(ctx context.Context, jsonOut bool) error {
 	home, claude, fc, err := a.locations()
 	if err != nil {
 		a.errorf("%v", err)
-		return exitCode(1)
+		return exitCode(exitcode.Failed)
 	}
 	inst, ok := a.installed(ctx, home, fc)
 	if !ok {
-		return exitCode(1)
+		return exitCode(exitcode.Failed)
 	}
 	sessions := a.list(claude, inst)
 	if jsonOut {
@@ -310,7 +301,14 @@ type restartOpts struct {
 	json     bool
 }
 
-// durationEnv reads one of the hidden interval overrides used by tests.
+// durationEnv reads one of the hidden interval overrides used by tests,
+// each a Go duration and deliberately absent from --help:
+//
+//	FORGECTL_RESTART_POLL           re-check period while waiting (default 3s)
+//	FORGECTL_RESTART_SETTLE         poll period after the stop (default 200ms)
+//	FORGECTL_RESTART_STOP_WAIT      bound on exit, registry file gone, shell back (30s)
+//	FORGECTL_RESTART_REGISTER_WAIT  bound on the relaunched session registering (60s)
+//	FORGECTL_HERDR_TIMEOUT          bound on each herdr call (10s)
 func (a *app) durationEnv(name string) (time.Duration, error) {
 	v := a.getenv(name)
 	if v == "" {
@@ -346,29 +344,29 @@ func (a *app) restart(ctx context.Context, o restartOpts) error {
 	home, claude, fc, err := a.locations()
 	if err != nil {
 		a.errorf("%v", err)
-		return exitCode(1)
+		return exitCode(exitcode.Failed)
 	}
 	if !o.dryRun {
 		if err := fsutil.MkdirPrivate(fc.Root); err != nil {
 			a.errorf("cannot create %s: %v", fc.Root, err)
-			return exitCode(1)
+			return exitCode(exitcode.Failed)
 		}
 		lock, err := fsutil.TryLock(fc.RestartLock())
 		if errors.Is(err, fsutil.ErrLocked) {
 			a.errorf("another restart is already running (it holds %s)", fc.RestartLock())
 			a.hint("let it finish; it acts on the same sessions")
-			return exitCode(1)
+			return exitCode(exitcode.Failed)
 		}
 		if err != nil {
 			a.errorf("cannot take the restart lock: %v", err)
-			return exitCode(1)
+			return exitCode(exitcode.Failed)
 		}
 		defer lock.Unlock()
 	}
 
 	inst, ok := a.installed(ctx, home, fc)
 	if !ok {
-		return exitCode(1)
+		return exitCode(exitcode.Failed)
 	}
 	all := a.list(claude, inst)
 	sessions, unmatched := narrow(all, o.sessions)
@@ -401,7 +399,7 @@ func (a *app) restart(ctx context.Context, o restartOpts) error {
 		writeOutcomes(a.stdout, rep.Outcomes)
 	}
 	if !o.dryRun && rep.Incomplete() {
-		return exitCode(1)
+		return exitCode(exitcode.Failed)
 	}
 	return nil
 }

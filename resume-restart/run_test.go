@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"forgectl.dev/shared/version"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,7 +104,7 @@ func TestVersionHelpAndUsage(t *testing.T) {
 		stderr   string
 		noStderr bool
 	}{
-		{"version", []string{"--version"}, 0, "resume-restart " + moduleVersion, "", true},
+		{"version", []string{"--version"}, 0, "resume-restart " + version.String() + "\n", "", true},
 		{"root help", []string{"--help"}, 0, "COMMANDS", "", true},
 		{"outdated help", []string{"outdated", "--help"}, 0, "herdr_pane_id        string", "", true},
 		{"outdated -h", []string{"outdated", "-h"}, 0, "version_unparseable", "", true},

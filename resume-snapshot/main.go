@@ -7,9 +7,6 @@ import (
 	"syscall"
 )
 
-// version is this binary's own release; it moves independently of forgectl.
-const version = "0.1.0"
-
 // main takes no signal-aware context, unlike forgectl's other binaries:
 // signal.NotifyContext costs about 0.4 ms at start-up (measured with
 // tools/benchsnap), a third of this hook's whole budget on every turn, and

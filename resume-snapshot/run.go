@@ -5,8 +5,9 @@ import (
 	"io"
 
 	"forgectl.dev/shared/snaprun"
+	"forgectl.dev/shared/version"
 )
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return snaprun.Run(ctx, "resume-snapshot", version, args, stdin, stdout, stderr)
+	return snaprun.Run(ctx, "resume-snapshot", version.String(), args, stdin, stdout, stderr)
 }

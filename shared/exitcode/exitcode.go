@@ -13,6 +13,9 @@ const (
 	// Refused means the request names something the caller must fix first
 	// (a live session, a bad launch_profile) or the usage was wrong.
 	Refused = 2
+	// Usage is bad usage (an unknown flag or command, a missing argument):
+	// the same 2 as Refused, named for what the caller did.
+	Usage = 2
 	// Interrupted is the conventional 128+SIGINT, used when the user leaves
 	// the picker with Esc or Ctrl-C.
 	Interrupted = 130

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,8 @@ type bench struct {
 	skipPicker bool
 	onlyPicker bool
 	removeHome bool
+	// onlyComplete measures shell completion only.
+	onlyComplete bool
 
 	home string
 }
@@ -78,6 +81,13 @@ func (b *bench) all(ctx context.Context) error {
 	forgectl := filepath.Join(b.bin, "forgectl")
 	lsJSON := []string{forgectl, "resume", "ls", "--json"}
 	lsTable := []string{forgectl, "resume", "ls"}
+
+	if b.onlyComplete {
+		if _, err := b.measure(ctx, 1, nil, env, lsJSON...); err != nil {
+			return err
+		}
+		return b.completion(ctx, env, forgectl, &report{out: b.out})
+	}
 	size, files := treeSize(projects)
 	fmt.Fprintf(b.out, "home: %d transcripts, %.2f GB, %d timed runs each (median)\n\n", files, float64(size)/1e9, b.runs)
 
@@ -129,6 +139,9 @@ func (b *bench) all(ctx context.Context) error {
 		}
 		r.rss("peak RSS of ls --json", max(cold.maxRSS, warm.maxRSS, appended.maxRSS), budget)
 		r.rss("peak RSS of ls (table)", table.maxRSS, budget)
+		if err := b.completion(ctx, env, forgectl, r); err != nil {
+			return err
+		}
 	} else if _, err := b.measure(ctx, 1, nil, env, lsJSON...); err != nil {
 		return err // the picker's indexed figure needs an index
 	}
@@ -175,6 +188,61 @@ func (b *bench) all(ctx context.Context) error {
 	// Leave the page cache warm for whatever runs next.
 	_, err = b.measure(ctx, 1, nil, nil, "grep", "-c", "-F", "custom-title", "-r", projects)
 	return err
+}
+
+// completion times `forgectl __complete` on the warm index: Tab after an id
+// prefix, and after "resume " with nothing typed (every name and repo),
+// each a whole process. The target is a wall time a person feels (≤ 50 ms
+// per Tab); the ratio to a bare process start (--version) shows what the
+// listing adds.
+func (b *bench) completion(ctx context.Context, env []string, forgectl string, r *report) error {
+	prefix, err := b.idPrefix(ctx, env, forgectl)
+	if err != nil {
+		return err
+	}
+	start, err := b.measure(ctx, b.runs, nil, env, forgectl, "--version")
+	if err != nil {
+		return err
+	}
+	completeID, err := b.measure(ctx, b.runs, nil, env, forgectl, "__complete", "resume", prefix)
+	if err != nil {
+		return err
+	}
+	completeAll, err := b.measure(ctx, b.runs, nil, env, forgectl, "__complete", "resume", "")
+	if err != nil {
+		return err
+	}
+	r.baseline("process start (--version)", start)
+
+	for _, c := range []struct {
+		name string
+		s    sample
+	}{{"complete an id prefix (Tab)", completeID}, {"complete FILTER, nothing typed", completeAll}} {
+		verdict := "ok"
+		if c.s.wall > 50*time.Millisecond {
+			verdict = "MISSED"
+		}
+		r.head()
+		fmt.Fprintf(b.out, "%-36s %10s %10s %7.2fx ≤ 50 ms %s\n", c.name, ms(c.s.wall), ms(start.wall), float64(c.s.wall)/float64(start.wall), verdict)
+	}
+	return nil
+}
+
+// idPrefix is the first 8 characters of the newest session's id.
+func (b *bench) idPrefix(ctx context.Context, env []string, forgectl string) (string, error) {
+	cmd := exec.CommandContext(ctx, forgectl, "resume", "ls", "--json")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("resume ls --json: %w", err)
+	}
+	var rows []struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal(out, &rows); err != nil || len(rows) == 0 || len(rows[0].SessionID) < 8 {
+		return "", fmt.Errorf("resume ls --json gave no session id (%v)", err)
+	}
+	return rows[0].SessionID[:8], nil
 }
 
 // report prints the figures as they are measured.

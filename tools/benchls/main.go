@@ -44,6 +44,7 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 	fs.BoolVar(&b.skipPicker, "no-picker", false, "skip the tmux picker measurement")
 	fs.BoolVar(&b.onlyPicker, "only-picker", false, "measure the picker only")
 	fs.BoolVar(&b.removeHome, "remove-home", false, "delete the generated home afterwards (the 100,000-session one takes about 8 GB)")
+	fs.BoolVar(&b.onlyComplete, "only-complete", false, "measure shell completion only")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -395,4 +396,38 @@ func (p *pipe) doneUpTo() int {
 		k++
 	}
 	return k
+}
+
+// Indexed hands fn a session for every transcript the index holds, as the
+// last listing left it, without looking at the transcripts: no walk, no
+// registry, no history. Shell completion reads it, which must answer
+// within a keystroke; a session deleted since the last listing can still
+// be offered, and one started since is not. Only identity, names, cwd,
+// repo and the hidden flag are filled in. It reports how many it handed on.
+func Indexed(opt Options, fn func(*Session)) (int, error) {
+	ix, err := openIndex(opt.IndexPath)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	repos := &repoCache{home: opt.Home, names: map[string]repoInfo{}}
+	for i := range ix.nFiles {
+		_, off := tableAt(ix.files, i)
+		payload, err := ix.record(off)
+		if err != nil {
+			continue
+		}
+		path, ent, err := decodeEntry(payload)
+		if err != nil {
+			continue
+		}
+		dir, name := filepath.Split(path)
+		dir = filepath.Clean(dir)
+		f := fileRef{dir: &dir, name: name, ino: ent.Ino, size: ent.Size, mt: ent.MtimeNs}
+		s := build(&f, ent)
+		s.Repo, s.CwdExists = repos.repo(s.Cwd)
+		fn(&s)
+		n++
+	}
+	return n, nil
 }

@@ -104,7 +104,7 @@ func row(s Status, msg, hint string) Row {
 // they do not count and are not read.
 func (c Checker) hookRow() Row {
 	file := c.Claude.Settings()
-	wire := fmt.Sprintf(`merge "Stop": [{"hooks": [{"type": "command", "command": %q}]}] into the "hooks" object of %s (user scope: project settings files do not count, the feature is cross-repo)`, HookCommand, file)
+	wire := fmt.Sprintf(`run 'forgectl init --stop-hook' (it merges the hook into %s; --dry-run shows the edit), or merge "Stop": [{"hooks": [{"type": "command", "command": %q}]}] into its "hooks" object by hand (user scope: project settings files do not count, the feature is cross-repo)`, file, HookCommand)
 	b, err := os.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return row(Warn, fmt.Sprintf("no Stop hook runs the snapshotter: %s does not exist", file), wire)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"forgectl.dev/resume-hooks/internal/audit"
+	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/hookstate"
 )
@@ -94,10 +95,10 @@ type Runner struct {
 	RestartGrace time.Duration
 }
 
-// Exit statuses.
+// Exit statuses: the suite's one contract, shared/exitcode.
 const (
-	exitOK     = 0
-	exitFailed = 1
+	exitOK     = exitcode.OK
+	exitFailed = exitcode.Failed
 )
 
 // errInterrupted ends a run stopped by SIGTERM, SIGINT or SIGHUP.

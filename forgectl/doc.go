@@ -1,0 +1,363 @@
+// Code generated from the --help texts by TestManual (FORGECTL_UPDATE_MANUAL=1 go test -run TestManual); DO NOT EDIT.
+
+// Command forgectl is the front door of forgectl resume: it lists Claude Code
+// sessions across every repo, lets a person pick one, and execs `claude
+// --resume` in that session's directory with its launch profile.
+// Its manual is what each command's --help prints, reproduced below; the
+// man page forgectl(1) is made from the same text.
+//
+// # forgectl --help
+//
+//	forgectl — get back into your Claude Code sessions
+//
+//	USAGE
+//	  forgectl resume [FILTER]        pick a recent session from any repo and resume it in place
+//	  forgectl resume ls [--json]     list sessions without acting
+//	  forgectl resume snapshot        capture what a live session's exit would destroy (Stop hook)
+//	  forgectl resume outdated        list live sessions running an older claude
+//	  forgectl resume restart         restart outdated sessions in their herdr panes
+//	  forgectl resume hooks           run hooks when claude updates (run, install, status)
+//	  forgectl launch [--dry-run]     start claude here with this directory's launch profile
+//	  forgectl launch doctor          check claude, the config and the update-hooks watcher
+//	  forgectl doctor                 check that session rescue is wired correctly
+//	  forgectl init                   write a commented config.toml
+//	  forgectl init --stop-hook       wire the Stop hook into Claude Code's settings.json
+//	  forgectl completion SHELL       print the bash, zsh or fish completion script
+//
+//	  forgectl --version              print the version
+//	  forgectl COMMAND --help         the manual of one command
+//
+//	EXIT STATUS
+//	  0    done
+//	  1    no session matched, the filter was ambiguous, or an action failed
+//	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
+//	  130  interrupted (Esc or Ctrl-C in the picker)
+//	  Any other code is a failure.
+//
+//	ENVIRONMENT
+//	  CLAUDE_CONFIG_DIR     Claude Code's directory (default ~/.claude)
+//	  FORGECTL_CONFIG_DIR   forgectl's directory (default ~/.config/forgectl, or
+//	                        ~/Library/Application Support/forgectl on macOS)
+//	  FORGECTL_CLAUDE_BIN   the claude to run (else [launch] binary_path, else PATH)
+//
+// # forgectl resume --help
+//
+//	forgectl resume — get back into a Claude Code session after a terminal restart
+//
+//	USAGE
+//	  forgectl resume [--fork] [--dry-run] [--all] [FILTER]
+//	  forgectl resume --dry-run --json [--assume-stopped PID] FILTER
+//	  forgectl resume ls [--json] [--all] [--tree | --roots] [FILTER]
+//	  forgectl resume snapshot [--quiet]         the Stop hook (resume-snapshot's code, in-process)
+//	  forgectl resume outdated [--json]          runs resume-restart
+//	  forgectl resume restart --outdated ...     runs resume-restart
+//	  forgectl resume hooks run|install|status   runs resume-hooks
+//	  Each of these has its own --help.
+//
+//	Lists recent sessions across every repo — name, repo, branch, last activity —
+//	and resumes the one you pick: it changes to the session's recorded directory,
+//	restores its snapshotted task list, and execs claude there with that
+//	directory's [launch] profile. It never returns; every subcommand does.
+//
+//	FILTER matches, in this order, the first rule with any hit winning:
+//	  the exact session id; an id prefix (4+ characters); an exact session name;
+//	  a case-insensitive substring of the name, the repo or the cwd.
+//	One hit resumes it. Several print one candidate row per line on stdout (full
+//	id first) and exit 1 instead of prompting. Without a filter, a terminal opens
+//	the fuzzy finder; without a terminal (or with --dry-run) the candidates are
+//	printed and it exits 1. So: candidates on stdout means ambiguous, empty
+//	stdout means no match, exit 0 means it resumed.
+//
+//	THE PICKER
+//	  Newest first; type to filter every session at once, Enter resumes the row
+//	  under the cursor, Esc or Ctrl-C leaves (exit 130). It opens at once and
+//	  rows arrive as the listing finds them, newest first (a first run reads the
+//	  newest transcripts first); rows are only ever added below, so the cursor
+//	  stays on its session while they come, with or without a query typed.
+//	  Enter during the fill resumes the highlighted session, once the registry
+//	  and the disk are checked again: a session that started running since is
+//	  refused (exit 2), one whose transcript is gone is an error (exit 1).
+//
+//	FLAGS
+//	  --dry-run   print the resolved session, cwd, argv, added environment and
+//	              tasks to restore, as "key: value" lines; exec nothing, never
+//	              prompt; exit with the code the real run would give
+//	  --fork      pass --fork-session: branch a new session off the transcript.
+//	              The only way into a running session. Snapshotted tasks are
+//	              reported, not restored: a fork starts with an empty list.
+//	  --all       include hidden sessions (print-mode, sidechains, continued)
+//	  --verbose   report transcripts and registry files that could not be read
+//	  --json      with --dry-run: print one verdict object instead (VERDICT)
+//	  --assume-stopped PID
+//	              with --dry-run: resolve as though the live claude PID had
+//	              exited, so a session it runs is not refused as running (what
+//	              resume restart asks before it stops a session)
+//
+//	REFUSALS (exit 2)
+//	  A running session (two claude processes on one transcript corrupt it): the
+//	  error names its pid and, when known, its tmux pane. Use --fork, or check
+//	  first with 'forgectl resume ls --json' (fields live, pid).
+//	  A [proxy] launch_profile naming an undefined or empty profile: refused
+//	  before anything else, --dry-run included.
+//
+//	With stdout not a terminal, --allow-dangerously-skip-permissions is withheld
+//	from the argv (as launch does), so a piped --dry-run never shows it.
+//
+//	VERDICT (--dry-run --json: one object on stdout; the exit code is unchanged)
+//	  ok               bool     the real run would exec claude
+//	  reason           string   "" when ok, else the first refusal: config_invalid,
+//	                            bad_launch_profile, no_match, ambiguous, live,
+//	                            no_cwd, cwd_gone, harness_unsupported,
+//	                            claude_not_found, or failed (anything else)
+//	  error, hint      string   the error and hint lines printed on stderr
+//	  exit_code        number   the exit code (the real run's, 0 when ok)
+//	  session_id, cwd  string   the session resolved ("" when none)
+//	  transcript_path  string   its transcript
+//	  binary           string   the claude that would be exec'd
+//	  argv             array    its argv ([] when not ok)
+//
+//	EXIT STATUS
+//	  0    done
+//	  1    no session matched, the filter was ambiguous, or an action failed
+//	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
+//	  130  interrupted (Esc or Ctrl-C in the picker)
+//	  Any other code is a failure.
+//
+// # forgectl resume ls --help
+//
+//	forgectl resume ls — list Claude Code sessions without acting
+//
+//	USAGE
+//	  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots] [FILTER]
+//
+//	Newest first, printed as the listing finds them (with a FILTER, once the
+//	listing is done: which rule matched is known only then). FILTER narrows the
+//	list with the same rules as resume. Counts go to stderr, so stdout is safe to
+//	pipe.
+//
+//	FLAGS
+//	  --json      print a JSON array (fields below)
+//	  --all       include hidden sessions (print-mode, sidechains, continued)
+//	  --tree      print each session below its parent, behind tree glyphs at the
+//	              start of the line; the tree with the newest activity first,
+//	              children newest first. A parent that is hidden or filtered out
+//	              is stepped over: the child goes under the nearest ancestor
+//	              shown. With --json: the same objects, each with a "children"
+//	              array of the objects below it ([] for none).
+//	  --roots     only sessions that are nobody's child among those shown (one
+//	              row per line of work); composes with FILTER and --all. A
+//	              session whose parent's transcript is gone counts as a root.
+//	  --verbose   report files that could not be read
+//	  --tree and --roots together are refused (exit 2).
+//
+//	TABLE COLUMNS
+//	  SESSION   full session id         TASKS   completed/total ("-": none)
+//	  ACTIVITY  last write, relative     LIVE    live:<pid> when running
+//	  REPO, BRANCH, NAME / LAST PROMPT
+//	  Column widths come from the first 200 rows; a longer repo, branch or name
+//	  further down is cut to fit (with …). Ids are never cut.
+//	  A child's title ends with its lineage: [fork of b3b98d6c], [branch of …],
+//	  [after /clear of …] (the parent's id prefix), "(gone)" after it when the
+//	  parent's transcript is no longer on disk. The picker's rows and the
+//	  candidates an ambiguous FILTER prints carry the same mark.
+//
+//	LINEAGE (parent_session_id, relation), from Claude Code's files alone
+//	  branch  /branch copied the parent's rows, each marked forkedFrom.
+//	  fork    claude --resume X --fork-session (forgectl resume --fork) copied
+//	          them; each copied reply keeps requestSessionId, the session that
+//	          made it. Copies come first in a transcript, so the session named
+//	          by the last copied row is the nearest ancestor: the one whose rows
+//	          it shares most (a fork of a fork names the fork, not the original).
+//	  clear   /clear opened a new transcript that begins with the /clear command.
+//	          Its parent is the session the prompt history logged that /clear
+//	          under just before (several /clears in one process make a chain);
+//	          without that history line, the session the process started as
+//	          (each row of a continuation names it).
+//
+//	JSON (--json): an array ([] when empty) of objects with these fields
+//	  session_id       string   Claude Code's session id (what --resume takes)
+//	  name             string   the session's name, "" when never named
+//	  name_source      string   agent-name | custom-title | custom-title-file
+//	                            (the <id>/custom-title.json /rename writes, when
+//	                            the transcript has no title row) | ai-title |
+//	                            summary | registry (a live /rename) | snapshot
+//	                            (kept by resume snapshot after the session
+//	                            exited) | ""
+//	  repo             string   the git top level's name (the main checkout's for a
+//	                            worktree), else the cwd's base name
+//	  branch           string   the newest gitBranch recorded ("HEAD" off-branch)
+//	  cwd              string   the directory the session runs in (from the
+//	                            transcript's own cwd field, never the folder name)
+//	  cwd_exists       bool     false for a deleted directory or worktree
+//	  last_activity    string   RFC 3339 UTC time of the transcript's last write
+//	  first_prompt     string   the first human prompt, one line, at most 200 chars
+//	  last_prompt      string   the newest prompt, same rendering
+//	  last_prompt_at   string   RFC 3339 UTC time that prompt was submitted, from
+//	                            Claude Code's prompt history; "" when it has none
+//	  live             bool     a claude process has this session open now (its
+//	                            registry pid is alive and its start time matches)
+//	  pid              number   that process's pid; null when not live
+//	  status           string   the live process's status (idle, busy, waiting,
+//	                            shell), "" when not live
+//	  tmux             string   the live process's tmux pane, "" when unknown
+//	  tasks            object   {pending, in_progress, completed, total}
+//	  tasks_source     string   live (tasks/<id>/ on disk) | snapshot | none
+//	  entrypoint       string   cli, sdk-cli (print mode), …
+//	  version          string   the newest claude version that wrote the transcript
+//	  hidden           bool     hidden from the default listing
+//	  hidden_reason    string   sidechain | print-mode | team | continued | empty | ""
+//	  size_bytes       number   transcript size
+//	  messages         number   conversation rows in the transcript
+//	  transcript_path  string   the transcript file
+//	  parent_session_id string  the session this one was branched or forked from,
+//	                            or continued after /clear; "" for none
+//	  relation         string   branch | fork | clear | "" (see LINEAGE)
+//	  parent_exists    bool     the parent's transcript is still on disk (false
+//	                            for a deleted one, whose id is still named)
+//
+//	EXIT STATUS
+//	  0    done
+//	  1    no session matched, the filter was ambiguous, or an action failed
+//	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
+//	  130  interrupted (Esc or Ctrl-C in the picker)
+//	  Any other code is a failure.
+//
+// # forgectl launch --help
+//
+//	forgectl launch — start claude here with this directory's launch profile
+//
+//	USAGE
+//	  forgectl launch [--dry-run] [CLAUDE ARGS...]
+//	  forgectl launch doctor [--json]
+//
+//	Resolves [launch.defaults] merged with the longest-matching [[launch.project]]
+//	for the current directory into claude's flags (--model, --effort,
+//	--permission-mode, --add-dir, and --allow-dangerously-skip-permissions only
+//	when stdout is a terminal) and environment ([launch] env, [proxy]
+//	launch_profile variables), then execs claude in place. CLAUDE ARGS follow the
+//	profile's flags (use -- before them if they start with a dash).
+//
+//	FLAGS
+//	  --dry-run   print cwd, argv and added environment; exec nothing
+//
+//	EXIT STATUS
+//	  0    done
+//	  1    no session matched, the filter was ambiguous, or an action failed
+//	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
+//	  130  interrupted (Esc or Ctrl-C in the picker)
+//	  Any other code is a failure.
+//
+// # forgectl launch doctor --help
+//
+//	forgectl launch doctor — check claude, the config and the update-hooks watcher
+//
+//	USAGE
+//	  forgectl launch doctor [--json]
+//
+//	  config        config.toml parses; [[resume.on_update]] entries are valid (a
+//	                top-level [[on_update]] or [on_update] is reported by name)
+//	  claude        which claude runs, and its version
+//	  update_hooks  hooks are configured but the watcher is not installed or
+//	                loaded; the newest audit record for the recorded version did
+//	                not end ok; a restart is pending or gave up; a run has held the
+//	                hooks lock longer than the longest hook timeout plus 10 minutes
+//
+//	EXIT STATUS
+//	  0 when no check failed (warnings allowed), 1 when one did.
+//
+// # forgectl doctor --help
+//
+//	forgectl doctor — check that session rescue is wired correctly
+//
+//	USAGE
+//	  forgectl doctor [--json]
+//
+//	Prints one row per check: ok, warn or fail, with a hint for anything not ok.
+//	  config        config.toml parses and its launch_profile is usable
+//	  claude        which claude runs, and its version
+//	  sessions      the live registry is readable; how many sessions are live
+//	  resume tasks  the Stop hook is wired, the snapshot store is being filled, and
+//	                Claude Code still names task directories after session ids
+//
+//	Because 'resume snapshot' always exits 0, a missing or misspelled Stop hook
+//	looks exactly like one that works until a session exits and its tasks are
+//	gone: this check is the detector.
+//
+//	EXIT STATUS
+//	  0 when no check failed (warnings allowed), 1 when one did.
+//
+// # forgectl init --help
+//
+//	forgectl init — write a commented config.toml, or wire the Stop hook
+//
+//	USAGE
+//	  forgectl init [--print]
+//	  forgectl init --stop-hook [--dry-run]
+//	  forgectl init --remove-stop-hook [--dry-run]
+//
+//	Without flags, writes forgectl's config.toml (in $FORGECTL_CONFIG_DIR, else
+//	~/.config/forgectl or ~/Library/Application Support/forgectl) with a
+//	commented example of every section: [launch.defaults], [[launch.project]],
+//	[proxy], and [[resume.on_update]]. An existing file is never overwritten
+//	(exit 2).
+//
+//	--stop-hook merges the Stop hook that runs 'forgectl resume snapshot
+//	--quiet' into Claude Code's user settings ($CLAUDE_CONFIG_DIR/settings.json,
+//	else ~/.claude/settings.json). Only the entry's own text is inserted,
+//	indented like its neighbours: every other key keeps its value, its place
+//	and its bytes, other Stop hooks included. The command names forgectl bare
+//	when the forgectl on PATH is this one, else by this one's absolute path
+//	(hooks do not inherit the interactive shell's PATH). A symlinked file is
+//	followed and written through: atomically, beside the real file, keeping its
+//	mode, with the previous content in <real file>.forgectl-backup. A missing
+//	file is created (0600). When a Stop hook already runs the snapshotter,
+//	nothing changes. A file that is not valid JSON is refused with
+//	file:line:column and left untouched.
+//
+//	--remove-stop-hook removes only the Stop entry --stop-hook writes (a group
+//	holding just that one command), then a "Stop" or "hooks" it left empty.
+//
+//	FLAGS
+//	  --print              print the config template to stdout instead
+//	  --stop-hook          merge the Stop hook into the user settings.json
+//	  --remove-stop-hook   remove the Stop hook --stop-hook added
+//	  --dry-run            print the settings edit as a unified diff; write nothing
+//
+//	EXIT STATUS
+//	  0    done, or nothing to do (already wired; nothing to remove)
+//	  1    the file could not be read or written (read-only, or changed under
+//	       the edit), or a Stop hook already runs the snapshotter from a
+//	       program that is not there
+//	  2    refused: config.toml exists, settings.json is not valid JSON or its
+//	       "hooks" is not an object, a go run build; or bad usage
+//	  Any other code is a failure.
+//
+// # forgectl completion --help
+//
+//	forgectl completion — print a shell completion script
+//
+//	USAGE
+//	  forgectl completion bash|zsh|fish
+//
+//	Completes the whole roster: subcommands and flags of forgectl and of the
+//	commands it hands to its sibling binaries (resume ls --json, restart
+//	--outdated --session, hooks run, ...). FILTER words complete to session
+//	ids (a typed prefix becomes the full id), names and repos from the
+//	listing's index; restart --session completes to the live sessions. The
+//	script asks 'forgectl __complete WORDS...', a hidden command, for each
+//	completion.
+//
+//	Load it for the current shell:
+//	  bash   source <(forgectl completion bash)
+//	  zsh    source <(forgectl completion zsh)     (after compinit)
+//	  fish   forgectl completion fish | source
+//
+//	'make install' puts the scripts where each shell finds them itself:
+//	  PREFIX/share/bash-completion/completions/forgectl
+//	  PREFIX/share/zsh/site-functions/_forgectl
+//	  PREFIX/share/fish/vendor_completions.d/forgectl.fish
+//
+//	EXIT STATUS
+//	  0    printed
+//	  2    no shell, or one not listed
+package main
