@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -61,13 +62,17 @@ func (a *app) resumeCommand() *ffcli.Command {
 	fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
+	query := fs.String("search", "", "resolve to the sessions whose conversation holds QUERY (see 'resume search --help')")
 	return &ffcli.Command{
 		Name:        "resume",
 		FlagSet:     fs,
 		UsageFunc:   helpFunc(resumeHelp),
-		Subcommands: []*ffcli.Command{a.lsCommand()},
+		Subcommands: []*ffcli.Command{a.lsCommand(), a.searchCommand()},
 		Exec: func(ctx context.Context, args []string) error {
-			return a.resume(ctx, resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose})
+			searching := false
+			fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
+			return a.resume(ctx, resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose,
+				search: *query, searching: searching})
 		},
 	}
 }
@@ -75,6 +80,10 @@ func (a *app) resumeCommand() *ffcli.Command {
 type resumeOpts struct {
 	filter                     string
 	dryRun, fork, all, verbose bool
+	// search is --search's query; searching says the flag was given (an
+	// empty query is bad usage, not "no search").
+	search    string
+	searching bool
 }
 
 // plan is everything a resume will do, resolved before anything is done.
@@ -99,6 +108,13 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 	if err != nil {
 		a.refuseProxy(err)
 		return exit(exitcode.Refused)
+	}
+	if o.searching {
+		s, err := a.resolveSearch(ctx, o)
+		if err != nil {
+			return err
+		}
+		return a.resumeSession(cfg, proxyEnv, s, o)
 	}
 	if o.filter == "" && !o.dryRun && a.stdinTTY && a.stdoutTTY {
 		s, err := a.pickWhileListing(ctx, o)
