@@ -240,6 +240,8 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*sessions.Sessio
 		return nil, exit(exitcode.Failed)
 	case len(f.idx) == 1:
 		return &f.list[f.idx[0]], nil
+	case !o.dryRun && a.stdinTTY && a.stdoutTTY:
+		return a.pickSearchHits(ctx, f)
 	}
 	if err := writeSearchTable(a.stdout, a.now(), f, false); err != nil {
 		return nil, err
