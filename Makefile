@@ -73,6 +73,9 @@ bench: build
 	@echo
 	@echo "== the Stop-hook snapshot (tools/benchsnap)"
 	@(cd tools && go run ./benchsnap -n 200 -forgectl $(BIN)/forgectl)
+	@echo
+	@echo "== resume search (tools/benchsearch; needs ripgrep: apt-get install ripgrep)"
+	@(cd tools && go run ./benchsearch -bin $(BIN) -work $(CURDIR)/.bench)
 
 # Contract tests against the real Claude Code: pinned CLIs from the npm
 # registry into ~/.cache/forgectl-contract (outside the repo), run offline in

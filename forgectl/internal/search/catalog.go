@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"os"
+	"unsafe"
 
 	"forgectl.dev/shared/binrec"
 	"forgectl.dev/shared/fsutil"
@@ -93,7 +94,7 @@ func decodeCatalog(b string) (*catalog, error) {
 	}
 	body, sum := b[:len(b)-4], b[len(b)-4:]
 	d := binrec.Decoder{S: body[len(catalogMagic):]}
-	if crc32.Checksum([]byte(body), castagnoli) != binary.LittleEndian.Uint32([]byte(sum)) {
+	if crc32.Checksum(bytesOf(body), castagnoli) != binary.LittleEndian.Uint32(bytesOf(sum)) {
 		return nil, damaged("the catalog's checksum does not match")
 	}
 	if d.Uint() != catalogFormat {
@@ -141,5 +142,6 @@ func loadCatalog(path string) (*catalog, error) {
 		}
 		return nil, err
 	}
-	return decodeCatalog(string(b))
+	// The entries' strings share b, which is never written again.
+	return decodeCatalog(unsafe.String(unsafe.SliceData(b), len(b)))
 }

@@ -1,9 +1,9 @@
 package search
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Matching is case-insensitive by simple case folding (each rune mapped to
@@ -30,48 +30,45 @@ func isSpace(r rune) bool {
 
 // normalize folds s and collapses white space runs into one space,
 // trimming both ends.
-func normalize(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	var b strings.Builder
-	b.Grow(len(s))
+func normalize(s string) string { return string(appendNormalized(nil, s)) }
+
+// appendNormalized appends normalize(s) to b, so that a caller matching
+// many messages reuses one buffer.
+func appendNormalized(b []byte, s string) []byte {
+	start := len(b)
 	space := false
-	if ascii {
-		for i := 0; i < len(s); i++ {
-			c := s[i]
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
 			switch c {
 			case ' ', '\t', '\n', '\r', '\v', '\f':
 				space = true
 				continue
 			}
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
+			if space && len(b) > start {
+				b = append(b, ' ')
 			}
 			space = false
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
 			}
-			b.WriteByte(c)
+			b = append(b, c)
+			continue
 		}
-		return b.String()
-	}
-	for _, r := range s {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		if isSpace(r) {
 			space = true
 			continue
 		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
+		if space && len(b) > start {
+			b = append(b, ' ')
 		}
 		space = false
-		b.WriteRune(foldRune(r))
+		b = utf8.AppendRune(b, foldRune(r))
 	}
-	return b.String()
+	return b
 }
 
 // origOffset maps a byte offset in normalize(s) back to the offset in s of
@@ -176,4 +173,13 @@ func keyToken(term string) string {
 		}
 	})
 	return best
+}
+
+// eachTokenBytes is eachToken over a normalized buffer. The strings fn
+// gets alias the buffer: fn must copy one it keeps.
+func eachTokenBytes(s []byte, fn func(string)) {
+	if len(s) == 0 {
+		return
+	}
+	eachToken(unsafe.String(unsafe.SliceData(s), len(s)), fn)
 }

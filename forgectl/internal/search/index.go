@@ -323,7 +323,7 @@ func (ix *index) compact(opt Options, cat *catalog) error {
 			go func(i int) {
 				defer wg.Done()
 				e := &cat.Entries[i]
-				msgs, err := ix.segs[e.Seg].record(e.Rec)
+				msgs, _, err := ix.segs[e.Seg].record(e.Rec, nil)
 				var toks []string
 				if err == nil {
 					set := pool.Get().(map[string]struct{})
@@ -438,7 +438,7 @@ func (ix *index) read(sc *jsonl.Scanner, j *job, set map[string]struct{}) jobRes
 			if seg == nil {
 				return jobResult{j: j, err: damaged("an entry names a segment that is not open")}
 			}
-			msgs, err := seg.record(j.old.Rec)
+			msgs, _, err := seg.record(j.old.Rec, nil)
 			if err != nil {
 				return jobResult{j: j, err: err}
 			}
@@ -470,8 +470,14 @@ func (ix *index) read(sc *jsonl.Scanner, j *job, set map[string]struct{}) jobRes
 // tokensOf lists the distinct tokens of msgs (set is scratch space).
 func tokensOf(msgs []Message, set map[string]struct{}) []string {
 	clear(set)
+	var buf []byte
 	for _, m := range msgs {
-		eachToken(normalize(m.Text), func(t string) { set[t] = struct{}{} })
+		buf = appendNormalized(buf[:0], m.Text)
+		eachTokenBytes(buf, func(t string) {
+			if _, ok := set[t]; !ok {
+				set[strings.Clone(t)] = struct{}{} // t aliases buf
+			}
+		})
 	}
 	out := make([]string, 0, len(set))
 	for t := range set {

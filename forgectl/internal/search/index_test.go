@@ -385,7 +385,7 @@ func FuzzSegment(f *testing.F) {
 			s.match(tok, marks)
 		}
 		for i := 0; i < s.nrec; i++ {
-			s.record(i)
+			s.record(i, nil)
 		}
 	})
 }

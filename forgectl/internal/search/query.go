@@ -1,10 +1,12 @@
 package search
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -20,6 +22,7 @@ type Term struct {
 	Text   string // as typed (quotes removed, escapes applied)
 	Phrase bool
 	norm   string
+	normB  []byte
 	key    string // the token the index is asked for; "" means none
 }
 
@@ -39,7 +42,7 @@ func ParseQuery(s string) (Query, error) {
 		if have || phrase {
 			t := cur.String()
 			if n := normalize(t); n != "" {
-				q.Terms = append(q.Terms, Term{Text: t, Phrase: phrase, norm: n, key: keyToken(n)})
+				q.Terms = append(q.Terms, Term{Text: t, Phrase: phrase, norm: n, normB: []byte(n), key: keyToken(n)})
 			}
 		}
 		cur.Reset()
@@ -185,9 +188,13 @@ func (ix *index) query(q Query, nworkers int) (map[string][]Hit, error) {
 			}
 		}
 	}
+	bufs := sync.Pool{New: func() any { return new([]byte) }}
 	parallel(len(cands), nworkers, func(i int) {
 		c := &cands[i]
-		msgs, err := c.seg.record(c.e.Rec)
+		buf := bufs.Get().(*[]byte)
+		defer bufs.Put(buf)
+		msgs, b, err := c.seg.record(c.e.Rec, *buf)
+		*buf = b
 		if err != nil {
 			c.err = err
 			return
@@ -216,11 +223,12 @@ func matchSession(msgs []Message, q Query) []Hit {
 		first int // the first term found, for the snippet
 	}
 	var hits []hit
+	var buf []byte
 	for k, m := range msgs {
-		n := normalize(m.Text)
+		buf = appendNormalized(buf[:0], m.Text)
 		h := hit{m: k, first: -1}
 		for ti, t := range q.Terms {
-			if strings.Contains(n, t.norm) {
+			if bytes.Contains(buf, t.normB) {
 				found[ti] = true
 				h.terms++
 				if h.first < 0 {

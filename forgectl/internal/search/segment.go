@@ -106,11 +106,7 @@ func (s *segWriter) add(msgs []Message, tokens []string) uint32 {
 		e.B = nil // one huge session's buffer is not kept for the rest
 	}
 	for _, t := range tokens {
-		p, ok := s.dict[t]
-		if !ok {
-			t = strings.Clone(t) // the token shares the session's whole text
-		}
-		s.dict[t] = append(p, n)
+		s.dict[t] = append(s.dict[t], n)
 	}
 	return n
 }
@@ -198,7 +194,8 @@ func (s *segWriter) abandon() {
 
 // segment is a mapped segment file.
 type segment struct {
-	mapped []byte // nil for a segment parsed from memory (tests)
+	mapped []byte   // nil for a segment parsed from memory (tests)
+	f      *os.File // records are read from it; nil: from data
 	data   string
 	nrec   int
 	recTab string
@@ -217,7 +214,12 @@ func openSegment(path string, size int64, crc uint32) (*segment, error) {
 		}
 		return nil, err
 	}
-	defer f.Close()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+		}
+	}()
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -238,7 +240,8 @@ func openSegment(path string, size int64, crc uint32) (*segment, error) {
 		unix.Munmap(b)
 		return nil, err
 	}
-	s.mapped = b
+	s.mapped, s.f = b, f
+	ok = true
 	return s, nil
 }
 
@@ -248,6 +251,10 @@ func (s *segment) unmap() {
 	if s.mapped != nil {
 		unix.Munmap(s.mapped)
 		s.mapped = nil
+	}
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
 	}
 }
 
@@ -260,12 +267,12 @@ func parseSegment(data string, size int64, crc uint32) (*segment, error) {
 		return nil, damaged("a segment has no footer")
 	}
 	le := binary.LittleEndian
-	tablesOff := le.Uint64([]byte(foot[0:8]))
-	nrec := uint64(le.Uint32([]byte(foot[8:12])))
-	nterms := uint64(le.Uint32([]byte(foot[12:16])))
-	blobLen := le.Uint64([]byte(foot[16:24]))
-	postLen := le.Uint64([]byte(foot[24:32]))
-	want := le.Uint32([]byte(foot[32:36]))
+	tablesOff := le.Uint64(bytesOf(foot[0:8]))
+	nrec := uint64(le.Uint32(bytesOf(foot[8:12])))
+	nterms := uint64(le.Uint32(bytesOf(foot[12:16])))
+	blobLen := le.Uint64(bytesOf(foot[16:24]))
+	postLen := le.Uint64(bytesOf(foot[24:32]))
+	want := le.Uint32(bytesOf(foot[32:36]))
 	body := uint64(len(data) - footerLen)
 	tabLen := 8*(nrec+1) + 8*(nterms+1)
 	if tablesOff < uint64(len(segMagic)) || tablesOff > body || nrec > body || nterms > body ||
@@ -273,7 +280,7 @@ func parseSegment(data string, size int64, crc uint32) (*segment, error) {
 		return nil, damaged("a segment's tables do not add up")
 	}
 	tables := data[tablesOff:body]
-	if got := crc32.Checksum([]byte(tables), castagnoli); got != want || got != crc {
+	if got := crc32.Checksum(bytesOf(tables), castagnoli); got != want || got != crc {
 		return nil, damaged("a segment's checksum does not match")
 	}
 	s := &segment{data: data, nrec: int(nrec)}
@@ -284,7 +291,7 @@ func parseSegment(data string, size int64, crc uint32) (*segment, error) {
 	// The tables' own offsets must stay inside their regions and ascend.
 	prev := uint64(len(segMagic))
 	for i := uint64(0); i <= nrec; i++ {
-		o := le.Uint64([]byte(s.recTab[8*i:]))
+		o := le.Uint64(bytesOf(s.recTab[8*i:]))
 		if o < prev || o > tablesOff {
 			return nil, damaged("a segment's record table is out of order")
 		}
@@ -295,8 +302,8 @@ func parseSegment(data string, size int64, crc uint32) (*segment, error) {
 	}
 	var pt, pp uint32
 	for i := uint64(0); i <= nterms; i++ {
-		t := le.Uint32([]byte(s.termIx[8*i:]))
-		p := le.Uint32([]byte(s.termIx[8*i+4:]))
+		t := le.Uint32(bytesOf(s.termIx[8*i:]))
+		p := le.Uint32(bytesOf(s.termIx[8*i+4:]))
 		if t < pt || p < pp || uint64(t) > blobLen || uint64(p) > postLen {
 			return nil, damaged("a segment's term index is out of order")
 		}
@@ -308,27 +315,41 @@ func parseSegment(data string, size int64, crc uint32) (*segment, error) {
 	return s, nil
 }
 
-// record decodes record n, checking its CRC.
-func (s *segment) record(n int) ([]Message, error) {
+// record decodes record n, checking its CRC. It is read into buf (grown
+// as needed and returned) rather than through the mapping, so a query over
+// many large sessions does not hold their pages: the messages' strings
+// share buf, which the caller must not reuse while it uses them.
+func (s *segment) record(n int, buf []byte) ([]Message, []byte, error) {
 	if n < 0 || n >= s.nrec {
-		return nil, damaged("a record number is out of range")
+		return nil, buf, damaged("a record number is out of range")
 	}
 	le := binary.LittleEndian
-	start, end := le.Uint64([]byte(s.recTab[8*n:])), le.Uint64([]byte(s.recTab[8*n+8:]))
-	if end < start+4 {
-		return nil, damaged("a record is too short")
+	start, end := le.Uint64(bytesOf(s.recTab[8*n:])), le.Uint64(bytesOf(s.recTab[8*n+8:]))
+	if end < start+4 || end > uint64(len(s.data)) {
+		return nil, buf, damaged("a record is too short")
 	}
-	raw := s.data[start:end]
+	size := int(end - start)
+	if cap(buf) < size {
+		buf = make([]byte, size)
+	}
+	raw := buf[:size]
+	if s.f != nil {
+		if _, err := s.f.ReadAt(raw, int64(start)); err != nil {
+			return nil, buf, damaged("a record cannot be read: %v", err)
+		}
+	} else {
+		copy(raw, s.data[start:end])
+	}
 	body := raw[:len(raw)-4]
-	if crc32.Checksum([]byte(body), castagnoli) != le.Uint32([]byte(raw[len(raw)-4:])) {
-		return nil, damaged("a record's checksum does not match")
+	if crc32.Checksum(body, castagnoli) != le.Uint32(raw[len(raw)-4:]) {
+		return nil, buf, damaged("a record's checksum does not match")
 	}
-	d := binrec.Decoder{S: body}
+	d := binrec.Decoder{S: unsafe.String(unsafe.SliceData(body), len(body))}
 	cnt := d.Count()
 	msgs := make([]Message, 0, cnt)
 	for range cnt {
 		if d.Rest() == 0 {
-			return nil, damaged("a record does not decode")
+			return nil, buf, damaged("a record does not decode")
 		}
 		role := Role(d.S[0])
 		d.S = d.S[1:]
@@ -336,10 +357,14 @@ func (s *segment) record(n int) ([]Message, error) {
 		msgs = append(msgs, m)
 	}
 	if d.Err() != nil || d.Rest() != 0 {
-		return nil, damaged("a record does not decode")
+		return nil, buf, damaged("a record does not decode")
 	}
-	return msgs, nil
+	return msgs, buf, nil
 }
+
+// bytesOf views s as bytes, for reading only (checksums, fixed-width
+// integers) without copying a mapped table.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // match marks in recs (one bool per record) every record holding a term
 // that contains token.
@@ -362,11 +387,11 @@ func (s *segment) match(token string, recs []bool) error {
 		}
 		from = end
 		// Binary search for the term starting at start.
-		k, ok := slicesSearch(nterms, func(k int) int { return int(le.Uint32([]byte(s.termIx[8*k:]))) - start })
+		k, ok := slicesSearch(nterms, func(k int) int { return int(le.Uint32(bytesOf(s.termIx[8*k:]))) - start })
 		if !ok {
 			return damaged("a term is not in the term index")
 		}
-		p0, p1 := le.Uint32([]byte(s.termIx[8*k+4:])), le.Uint32([]byte(s.termIx[8*k+12:]))
+		p0, p1 := le.Uint32(bytesOf(s.termIx[8*k+4:])), le.Uint32(bytesOf(s.termIx[8*k+12:]))
 		list := s.posts[p0:p1]
 		r := uint64(0)
 		for j := 0; len(list) > 0; j++ {
