@@ -9,7 +9,7 @@ BIN := $(CURDIR)/bin
 DEMO := $(CURDIR)/.demo
 GOFLAGS_TEST ?= -race -count=1
 
-.PHONY: all build demo test vet fmt-check gowork-off unit bench contract clean
+.PHONY: all build demo test vet fmt-check gowork-off unit fuzz bench contract clean
 
 all: build
 
@@ -44,7 +44,7 @@ demo: build
 
 # Every test: formatting, vet, the race-enabled suites of every module, and
 # every module built on its own (GOWORK=off) as a release would be.
-test: fmt-check vet gowork-off unit
+test: fmt-check vet gowork-off unit fuzz
 
 fmt-check:
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -62,6 +62,14 @@ unit:
 	@fail=0; for m in $(MODULES); do \
 		echo "== $$m"; (cd $$m && go test $(GOFLAGS_TEST) ./...) || fail=1; \
 	done; exit $$fail
+
+# The search index's decoders meet damaged files by design: fuzz them for a
+# few seconds each on every run (go test takes one fuzz target at a time).
+FUZZ_SEARCH := FuzzCatalog FuzzSegment FuzzStringLit
+fuzz:
+	@for f in $(FUZZ_SEARCH); do \
+		(cd forgectl && go test -run '^$$' -fuzz "^$$f\$$" -fuzztime 4s ./internal/search/) || exit 1; \
+	done
 
 # Speed and memory targets, as ratios against baselines measured in the same
 # run (never timed assertions in tests). The 10,000-session home is generated

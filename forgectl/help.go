@@ -7,7 +7,9 @@ forgectl resume — get back into a Claude Code session after a terminal restart
 
 USAGE
   forgectl resume [--fork] [--dry-run] [--all] [FILTER]
+  forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
   forgectl resume ls [--json] [--all] [FILTER]
+  forgectl resume search [--json] [--all] [--limit N] QUERY...
   forgectl resume snapshot [--quiet]         the Stop hook (resume-snapshot's code, in-process)
   forgectl resume outdated [--json]          runs resume-restart
   forgectl resume restart --outdated ...     runs resume-restart
@@ -47,6 +49,13 @@ FLAGS
               reported, not restored: a fork starts with an empty list.
   --all       include hidden sessions (print-mode, sidechains, continued)
   --verbose   report transcripts and registry files that could not be read
+  --search QUERY
+              resolve to the sessions whose conversation holds every word of
+              QUERY ("quote" a phrase) instead of matching names: one hit
+              resumes, several open the picker over the hits (their snippets
+              in the preview) or, with no terminal or --dry-run, print the
+              candidates and exit 1; a FILTER narrows the hits. See 'forgectl
+              resume search --help' for what is searched.
 
 REFUSALS (exit 2)
   A running session (two claude processes on one transcript corrupt it): the
