@@ -321,7 +321,8 @@ and one more:
                             newest. Each is an object:
     role           string   prompt | reply | tool (a tool call's input) | name
     at             string   RFC 3339 UTC time of the row it came from (for a
-                            name, which has none, the row before it)
+                            name, which has none, that of the newest prompt,
+                            reply or tool call before it)
     snippet        string   one line of the message around the first match,
                             with … where it was cut
 

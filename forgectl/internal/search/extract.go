@@ -51,7 +51,8 @@ func (r Role) String() string {
 type Message struct {
 	Role Role
 	// At is when it was written (Unix milliseconds): the row's timestamp,
-	// or for a name row (which has none) that of the row before it.
+	// or for a name row (which has none) that of the newest prompt, reply
+	// or tool call before it.
 	At   int64
 	Text string
 }

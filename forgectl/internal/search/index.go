@@ -263,8 +263,6 @@ func update(opt Options, st *Stats) (*index, []error, error) {
 
 // commit makes cat the catalog and removes the segments it no longer names.
 func (ix *index) commit(cat *catalog) error {
-	// Catalog entries refer to segments by id: keep them sorted for a
-	// stable file (and a stable order of hits among equals).
 	fsutil.RemoveStaleTemps(ix.catalogPath(), time.Minute)
 	if err := fsutil.WriteAtomic(ix.catalogPath(), encodeCatalog(cat), fsutil.FilePerm); err != nil {
 		return err
