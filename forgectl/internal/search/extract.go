@@ -86,6 +86,7 @@ var (
 	isMeta        = []byte(`"isMeta":true`)
 	compactSum    = []byte(`"isCompactSummary":true`)
 	timestampKey  = []byte(`"timestamp":"`)
+	contentList   = []byte(`"content":[`)
 )
 
 // headWindow is how far into a conversation row its type is looked for:
@@ -282,32 +283,60 @@ func (x *extractor) assistant(line []byte) {
 	if x.fastReply(line) {
 		return
 	}
-	var row struct {
-		Type      string `json:"type"`
-		Timestamp string `json:"timestamp"`
-		Message   struct {
-			Content []struct {
-				Type  string          `json:"type"`
-				Text  string          `json:"text"`
-				Input json.RawMessage `json:"input"`
-			} `json:"content"`
-		} `json:"message"`
+	type block struct {
+		Type  string          `json:"type"`
+		Text  string          `json:"text"`
+		Input json.RawMessage `json:"input"`
 	}
-	if json.Unmarshal(line, &row) != nil || row.Type != "assistant" {
-		return
+	var blocks []block
+	var at int64
+	// Decode the message's content alone: the rest of the row (usage, the
+	// envelope) is not needed, and validating it cost as much as the rest
+	// of a first build. The first content key of an assistant row is the
+	// message's (keys inside strings have escaped quotes).
+	if i := bytes.Index(line, contentList); i >= 0 {
+		dec := json.NewDecoder(bytes.NewReader(line[i+len(contentList)-1:]))
+		if dec.Decode(&blocks) != nil {
+			return
+		}
+		at = x.stampFrom(line[i+len(contentList)-1+int(dec.InputOffset()):])
+	} else {
+		var row struct {
+			Type      string `json:"type"`
+			Timestamp string `json:"timestamp"`
+			Message   struct {
+				Content []block `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(line, &row) != nil || row.Type != "assistant" {
+			return
+		}
+		blocks, at = row.Message.Content, x.stamp(row.Timestamp)
 	}
-	at := x.stamp(row.Timestamp)
-	for _, b := range row.Message.Content {
+	for _, b := range blocks {
 		switch b.Type {
 		case "text":
 			x.add(Reply, at, b.Text)
 		case "tool_use":
-			var input any
+			// Keys first, undecoded, so a file body is never decoded.
+			var input map[string]json.RawMessage
 			if json.Unmarshal(b.Input, &input) != nil {
 				continue
 			}
+			keys := make([]string, 0, len(input))
+			for k := range input {
+				if !skippedInputKeys[k] {
+					keys = append(keys, k)
+				}
+			}
+			sort.Strings(keys)
 			var parts []string
-			collectStrings(input, &parts)
+			for _, k := range keys {
+				var v any
+				if json.Unmarshal(input[k], &v) == nil {
+					collectStrings(v, &parts)
+				}
+			}
 			for _, p := range parts {
 				x.add(Tool, at, p)
 			}
