@@ -248,8 +248,11 @@ func update(opt Options, st *Stats) (*index, []error, error) {
 		total += ix.segs[newID].nrec
 		alive += live[newID]
 	}
-	if len(cat.Segs) > maxSegments || total > 2*alive {
-		if err := ix.compact(opt, cat); err != nil {
+	// Most records dead: fold everything into one segment. Too many
+	// segments: fold all but the largest (the last full build, usually),
+	// which costs only the small ones' records.
+	if fold := foldSet(cat.Segs, total > 2*alive); fold != nil {
+		if err := ix.compact(opt, cat, fold); err != nil {
 			ix.close()
 			return nil, nil, err
 		}
@@ -295,8 +298,27 @@ func (ix *index) commit(cat *catalog) error {
 	return nil
 }
 
-// compact rewrites every live record into one segment.
-func (ix *index) compact(opt Options, cat *catalog) error {
+// foldSet says which segments to fold into one, or nil for none.
+func foldSet(segs []segInfo, mostlyDead bool) map[uint64]bool {
+	if !mostlyDead && len(segs) <= maxSegments {
+		return nil
+	}
+	fold := map[uint64]bool{}
+	largest := 0
+	for i, s := range segs {
+		fold[s.ID] = true
+		if s.Recs > segs[largest].Recs {
+			largest = i
+		}
+	}
+	if !mostlyDead {
+		delete(fold, segs[largest].ID)
+	}
+	return fold
+}
+
+// compact rewrites the live records of the segments in fold into one.
+func (ix *index) compact(opt Options, cat *catalog, fold map[uint64]bool) error {
 	w, err := newSegWriter(opt.Dir)
 	if err != nil {
 		return err
@@ -307,7 +329,13 @@ func (ix *index) compact(opt Options, cat *catalog) error {
 		tokens []string
 		err    error
 	}
-	outs := make([]chan out, len(cat.Entries))
+	var moved []int // entries whose records move
+	for i := range cat.Entries {
+		if fold[cat.Entries[i].Seg] {
+			moved = append(moved, i)
+		}
+	}
+	outs := make([]chan out, len(moved))
 	for i := range outs {
 		outs[i] = make(chan out, 1)
 	}
@@ -315,10 +343,10 @@ func (ix *index) compact(opt Options, cat *catalog) error {
 	go func() {
 		var wg sync.WaitGroup
 		pool := sync.Pool{New: func() any { return map[string]struct{}{} }}
-		for i := range cat.Entries {
+		for k, i := range moved {
 			sem <- struct{}{}
 			wg.Add(1)
-			go func(i int) {
+			go func(k, i int) {
 				defer wg.Done()
 				e := &cat.Entries[i]
 				msgs, _, err := ix.segs[e.Seg].record(e.Rec, nil)
@@ -328,18 +356,18 @@ func (ix *index) compact(opt Options, cat *catalog) error {
 					toks = tokensOf(msgs, set)
 					pool.Put(set)
 				}
-				outs[i] <- out{msgs, toks, err}
-			}(i)
+				outs[k] <- out{msgs, toks, err}
+			}(k, i)
 		}
 		wg.Wait()
 	}()
-	for i := range cat.Entries {
-		o := <-outs[i]
+	for k, i := range moved {
+		o := <-outs[k]
 		<-sem
 		if o.err != nil {
 			// Drain the rest so no goroutine is left blocked.
-			for k := i + 1; k < len(outs); k++ {
-				<-outs[k]
+			for j := k + 1; j < len(outs); j++ {
+				<-outs[j]
 				<-sem
 			}
 			w.abandon()
@@ -357,7 +385,13 @@ func (ix *index) compact(opt Options, cat *catalog) error {
 	}
 	ix.segs[id] = seg
 	cat.NextSeg = id + 1
-	cat.Segs = []segInfo{{ID: id, Size: size, CRC: crc, Recs: seg.nrec}}
+	var kept []segInfo
+	for _, s := range cat.Segs {
+		if !fold[s.ID] {
+			kept = append(kept, s)
+		}
+	}
+	cat.Segs = append(kept, segInfo{ID: id, Size: size, CRC: crc, Recs: seg.nrec})
 	return nil
 }
 
