@@ -279,7 +279,7 @@ func TestE2ESearchPlantedPhrases(t *testing.T) {
 	if len(rows) == 1 && (rows[0].Hits[0].Role != "name" || rows[0].Hits[0].Snippet != "Pelican migration plan") {
 		t.Errorf("name hit: %+v", rows[0].Hits)
 	}
-	h.expect([]string{"heron"})          // tool output is not searched
+	h.expect([]string{"heron"})           // tool output is not searched
 	h.expect([]string{"xylophonequasar"}) // nothing: exit 1, empty stdout
 	_, _, code, stderr := h.search("gibbon")
 	if code != 1 || !strings.Contains(stderr, "1 hidden session(s) match; --all includes them") {
