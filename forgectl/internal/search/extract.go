@@ -273,9 +273,18 @@ func (x *extractor) stamp(ts string) int64 {
 var skippedInputKeys = map[string]bool{"content": true, "old_string": true, "new_string": true, "new_source": true}
 
 func (x *extractor) assistant(line []byte) {
-	// A thinking block, or a row of another kind, holds nothing to search.
-	if !bytes.Contains(line, blockText) && !bytes.Contains(line, blockToolUse) {
-		return
+	// Claude Code writes one content block per row, and the content comes
+	// early in it (after the message id and model). A row that opens with
+	// a thinking block and has no second block holds nothing to search,
+	// and is found so with one scan of it.
+	head := line[:min(len(line), 2*headWindow)]
+	if i := bytes.Index(head, contentList); i >= 0 {
+		first := head[i+len(contentList):]
+		if bytes.HasPrefix(first, []byte(`{"type":"thinking"`)) && !bytes.Contains(line[i:], []byte(`},{"type":"`)) {
+			return
+		}
+	} else if !bytes.Contains(line, blockText) && !bytes.Contains(line, blockToolUse) {
+		return // another shape: only if it has a text or tool block
 	}
 	if len(line) > decodeCap {
 		return

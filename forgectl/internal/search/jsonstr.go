@@ -136,7 +136,7 @@ func (x *extractor) fastUser(line []byte) bool {
 
 // fastReply reads an assistant row holding one text block.
 func (x *extractor) fastReply(line []byte) bool {
-	i := bytes.Index(line, assistantText)
+	i := bytes.Index(line[:min(len(line), 2*headWindow)], assistantText)
 	if i < 0 {
 		return false
 	}
