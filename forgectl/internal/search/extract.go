@@ -289,7 +289,7 @@ func (x *extractor) assistant(line []byte) {
 	if len(line) > decodeCap {
 		return
 	}
-	if x.fastReply(line) {
+	if x.fastReply(line) || x.fastTool(line) {
 		return
 	}
 	type block struct {

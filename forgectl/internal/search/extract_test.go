@@ -77,6 +77,11 @@ func toolUse(name string, input map[string]any, sec int) string {
 		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": name, "input": input}}}, "", sec)
 }
 
+func toolUseOrdered(name string, input ordered, sec int) string {
+	return conv("assistant", ordered{"id", "msg_2", "type", "message", "role", "assistant", "model", "claude-sonnet-4-6",
+		"content", []any{ordered{"type", "tool_use", "id", "toolu_1", "name", name, "input", input}}}, "", sec)
+}
+
 func toolResultRow(text string, sec int) string {
 	return conv("user", map[string]any{"role": "user", "content": []any{map[string]any{"tool_use_id": "toolu_1", "type": "tool_result", "content": text}}},
 		`,"toolUseResult":{"stdout":`+mustJSON(text)+`}`, sec)
@@ -171,9 +176,14 @@ func TestExtractKeepsWhatAPersonTypedAndRead(t *testing.T) {
 func TestFastPathsAgreeWithTheDecoder(t *testing.T) {
 	texts := []string{"plain", `q"uote`, `back\slash`, "new\nline\ttab", "naïve ☃ 𝄞", "\u2028sep", "<b>&amp;</b>", ""}
 	for _, s := range texts {
-		for _, line := range []string{prompt(s, 1), reply(s, 1)} {
+		tools := []string{
+			toolUseOrdered("Bash", ordered{"command", s, "description", "d " + s, "timeout", 5, "run_in_background", false}, 1),
+			toolUseOrdered("Edit", ordered{"file_path", "/src/" + s, "old_string", s, "new_string", "x" + s, "replace_all", true}, 1),
+			toolUseOrdered("Grep", ordered{"pattern", s, "path", "/src", "-n", true, "head_limit", -1, "glob", nil}, 1),
+		}
+		for _, line := range append([]string{prompt(s, 1), reply(s, 1)}, tools...) {
 			var fast, slow extractor
-			if !fast.fastUser([]byte(line)) && !fast.fastReply([]byte(line)) {
+			if !fast.fastUser([]byte(line)) && !fast.fastReply([]byte(line)) && !fast.fastTool([]byte(line)) {
 				t.Fatalf("no fast path took %s", line)
 			}
 			// The slow path: the same row with its keys reordered, so no
@@ -200,4 +210,24 @@ func FuzzStringLit(f *testing.F) {
 			t.Errorf("stringLit(%q) = %q, encoding/json says %q", b, got, want)
 		}
 	})
+}
+
+// The build's one-pass tokenizer finds the tokens a query's are looked up
+// against: those of the normalized text.
+func TestTokensOfMatchesNormalizedTokens(t *testing.T) {
+	for _, text := range []string{
+		"Fix the INVOICE rounding_mode in v2.1", "naïve CAFÉ ΣΊΣΥΦΟΣ straße K", "a\u00a0b\tc\nd",
+		strings.Repeat("x", 700) + " " + strings.Repeat("é", 300), "日本語のテキスト 123", "\xff\xfe broken utf8",
+	} {
+		got := tokensOf([]Message{{Text: text}}, map[string]struct{}{})
+		want := map[string]bool{}
+		eachToken(normalize(text), func(s string) { want[s] = true })
+		gotSet := map[string]bool{}
+		for _, g := range got {
+			gotSet[g] = true
+		}
+		if d := cmp.Diff(want, gotSet); d != "" {
+			t.Errorf("%.40q: tokens (-normalized +one-pass):\n%s", text, d)
+		}
+	}
 }

@@ -3,7 +3,6 @@ package search
 import (
 	"unicode"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // Matching is case-insensitive by simple case folding (each rune mapped to
@@ -173,13 +172,4 @@ func keyToken(term string) string {
 		}
 	})
 	return best
-}
-
-// eachTokenBytes is eachToken over a normalized buffer. The strings fn
-// gets alias the buffer: fn must copy one it keeps.
-func eachTokenBytes(s []byte, fn func(string)) {
-	if len(s) == 0 {
-		return
-	}
-	eachToken(unsafe.String(unsafe.SliceData(s), len(s)), fn)
 }

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"sort"
 	"strconv"
 
 	"unicode/utf16"
@@ -16,33 +17,50 @@ import (
 // stringLit returns the JSON string literal at the start of b (b[0] is its
 // opening quote), decoded, and the bytes after it.
 func stringLit(b []byte) (string, []byte, bool) {
-	if len(b) == 0 || b[0] != '"' {
+	n, esc, ok := stringEnd(b)
+	if !ok {
 		return "", nil, false
 	}
-	esc := false
-	for i := 1; i < len(b); i++ {
-		c := b[i]
-		if c == '\\' {
-			esc = true
-			i++
-			continue
-		}
-		if c == '"' {
-			raw := b[1:i]
-			if !utf8.Valid(raw) {
-				return "", nil, false // encoding/json's way with bad bytes is the reference
-			}
-			if !esc {
-				return string(raw), b[i+1:], true
-			}
-			s, ok := unescape(raw)
-			return s, b[i+1:], ok
-		}
-		if c < 0x20 {
-			return "", nil, false // a control byte is not valid JSON in a string
-		}
+	raw := b[1 : n-1]
+	if !utf8.Valid(raw) {
+		return "", nil, false // encoding/json's way with bad bytes is the reference
 	}
-	return "", nil, false
+	if !esc {
+		return string(raw), b[n:], true
+	}
+	s, ok := unescape(raw)
+	return s, b[n:], ok
+}
+
+// stringEnd finds the end of the string literal at the start of b: n is
+// the length of the literal with its quotes, esc whether it holds escapes.
+// It looks for quotes with a vectorised search rather than byte by byte: a
+// quote is the end unless an odd run of backslashes comes before it.
+func stringEnd(b []byte) (n int, esc bool, ok bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return 0, false, false
+	}
+	for from := 1; ; {
+		q := bytes.IndexByte(b[from:], '"')
+		if q < 0 {
+			return 0, false, false
+		}
+		q += from
+		k := q - 1
+		for k >= 1 && b[k] == '\\' {
+			k--
+		}
+		if (q-1-k)%2 == 0 {
+			raw := b[1:q]
+			for _, c := range raw {
+				if c < 0x20 {
+					return 0, false, false // not valid JSON in a string
+				}
+			}
+			return q + 1, bytes.IndexByte(raw, '\\') >= 0, true
+		}
+		from = q + 1
+	}
 }
 
 // unescape decodes the body of a JSON string literal holding escapes, as
@@ -159,4 +177,79 @@ func (x *extractor) stampFrom(rest []byte) int64 {
 		return x.lastAt
 	}
 	return x.stamp(ts)
+}
+
+var toolUsePrefix = []byte(`"content":[{"type":"tool_use","id":`)
+
+// fastTool reads an assistant row holding one tool call whose input is a
+// flat object of strings and scalars (Bash, Read, Edit, Grep, …): the
+// string values, in key order, file bodies left undecoded.
+func (x *extractor) fastTool(line []byte) bool {
+	i := bytes.Index(line[:min(len(line), 2*headWindow)], toolUsePrefix)
+	if i < 0 {
+		return false
+	}
+	rest := line[i+len(toolUsePrefix):]
+	n, _, ok := stringEnd(rest) // the id
+	if !ok || !bytes.HasPrefix(rest[n:], []byte(`,"name":`)) {
+		return false
+	}
+	rest = rest[n+len(`,"name":`):]
+	if n, _, ok = stringEnd(rest); !ok || !bytes.HasPrefix(rest[n:], []byte(`,"input":{`)) {
+		return false
+	}
+	rest = rest[n+len(`,"input":{`):]
+	type kv struct{ k, v string }
+	var vals []kv
+	for len(rest) > 0 && rest[0] != '}' {
+		key, after, ok := stringLit(rest)
+		if !ok || len(after) == 0 || after[0] != ':' {
+			return false
+		}
+		rest = after[1:]
+		switch c := firstByte(rest); {
+		case c == '"':
+			if skippedInputKeys[key] {
+				n, _, ok := stringEnd(rest)
+				if !ok {
+					return false
+				}
+				rest = rest[n:]
+				break
+			}
+			v, after, ok := stringLit(rest)
+			if !ok {
+				return false
+			}
+			vals = append(vals, kv{key, v})
+			rest = after
+		case c == 't' || c == 'f' || c == 'n' || c == '-' || c >= '0' && c <= '9':
+			end := bytes.IndexAny(rest, ",}")
+			if end < 0 {
+				return false
+			}
+			rest = rest[end:]
+		default:
+			return false // a nested value: the full decoder
+		}
+		if firstByte(rest) == ',' {
+			rest = rest[1:]
+		}
+	}
+	if !bytes.HasPrefix(rest, []byte("}}]")) {
+		return false
+	}
+	sort.Slice(vals, func(a, b int) bool { return vals[a].k < vals[b].k })
+	at := x.stampFrom(rest)
+	for _, p := range vals {
+		x.add(Tool, at, p.v)
+	}
+	return true
+}
+
+func firstByte(b []byte) byte {
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0]
 }
