@@ -98,7 +98,15 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 		ch <- searched{res, err}
 	}()
 	lres, lerr := a.listSessions(a.stderr, verbose, true)
-	s := <-ch
+	var s searched
+	select {
+	case s = <-ch:
+	case <-ctx.Done():
+		// Ctrl-C during a long first build: leave now. The index is only
+		// ever replaced whole (a temp file renamed), so nothing half
+		// written is trusted; the next search removes the leftovers.
+		return found{}, exit(exitcode.Interrupted)
+	}
 	for _, n := range s.res.Notes {
 		a.notef("%s", n)
 	}
@@ -116,6 +124,9 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 		}
 		st := s.res.Stats
 		a.notef("search index: %d transcripts read, %d unchanged, %d removed", st.Read, st.Reused, st.Removed)
+		if st.Rebuilt != "" {
+			a.notef("search index built from nothing: %s", st.Rebuilt)
+		}
 	} else if n := len(s.res.Problems); n > 0 {
 		a.notef("%d transcript(s) could not be searched; --verbose lists them", n)
 	}
