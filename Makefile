@@ -132,7 +132,8 @@ unit:
 # Fuzz targets for every on-disk cache's decoder, as module:package:Target.
 # make test runs each briefly (their seed corpora also run in unit); make
 # fuzz runs each for FUZZTIME.
-FUZZ_TARGETS := forgectl:./internal/sessions/:FuzzIndex
+FUZZ_TARGETS := forgectl:./internal/sessions/:FuzzIndex \
+	forgectl:./internal/search/:FuzzCatalog forgectl:./internal/search/:FuzzSegment forgectl:./internal/search/:FuzzStringLit
 FUZZTIME ?= 60s
 
 fuzz-brief:
@@ -151,11 +152,17 @@ fuzz:
 # 100,000-session one (about 8 GB), measures it, and deletes it.
 bench: build
 	@mkdir -p .bench
+	@# resume search is measured against ripgrep, as people search today.
+	@command -v rg >/dev/null || { echo "installing ripgrep (the search benchmark's baseline)"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; }
 	@echo "== resume ls, shell completion and the picker (tools/benchls)"
 	@(cd tools && go run ./benchls -bin $(BIN) -work $(CURDIR)/.bench)
 	@echo
 	@echo "== the Stop-hook snapshot (tools/benchsnap)"
 	@(cd tools && go run ./benchsnap -n 200 -forgectl $(BIN)/forgectl)
+	@echo
+	@echo "== resume search (tools/benchsearch)"
+	@(cd tools && go run ./benchsearch -bin $(BIN) -work $(CURDIR)/.bench)
 
 bench-100k: build
 	@mkdir -p .bench

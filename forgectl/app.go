@@ -139,18 +139,23 @@ func (a *app) usageError(err error, args []string) int {
 
 // flagsFirst lets flags follow the filter, as people type them
 // ("forgectl resume api --dry-run"): the flag package stops at the first
-// word, so for resume and resume ls the flags are moved ahead of the words
-// (with the value of resume's one value flag, --assume-stopped PID), and
-// "--" is put before the words so that one starting with "-" (after the
-// user's own "--") stays a word.
+// word, so for resume, resume ls and resume search the flags are moved
+// ahead of the words, and "--" is put before the words so that one
+// starting with "-" (after the user's own "--") stays a word. A flag that
+// takes a value (resume --search, --assume-stopped PID, search --limit)
+// keeps the word after it unless written as --flag=value.
 func flagsFirst(args []string) []string {
 	if len(args) == 0 || args[0] != "resume" {
 		return args
 	}
 	path := []string{"resume"}
 	rest := args[1:]
-	if len(rest) > 0 && rest[0] == "ls" {
-		path, rest = append(path, "ls"), rest[1:]
+	if len(rest) > 0 && (rest[0] == "ls" || rest[0] == "search") {
+		path, rest = append(path, rest[0]), rest[1:]
+	}
+	valued := map[string]bool{"search": true, "assume-stopped": true}
+	if len(path) == 2 && path[1] == "search" {
+		valued = map[string]bool{"limit": true}
 	}
 	var flags, words []string
 	for k := 0; k < len(rest); k++ {
@@ -159,18 +164,19 @@ func flagsFirst(args []string) []string {
 			words = append(words, rest[k+1:]...)
 			break
 		}
-		if (w == "--assume-stopped" || w == "-assume-stopped") && k+1 < len(rest) {
-			flags = append(flags, w, rest[k+1])
-			k++
-		} else if strings.HasPrefix(w, "-") && w != "-" {
+		if strings.HasPrefix(w, "-") && w != "-" {
 			flags = append(flags, w)
+			if name := strings.TrimLeft(w, "-"); valued[name] && k+1 < len(rest) {
+				flags = append(flags, rest[k+1])
+				k++
+			}
 		} else {
 			words = append(words, w)
 		}
 	}
-	if len(path) == 1 && len(words) > 0 && words[0] == "ls" {
+	if len(path) == 1 && len(words) > 0 && (words[0] == "ls" || words[0] == "search") {
 		// "forgectl resume --json ls": still the ls subcommand.
-		path, words = append(path, "ls"), words[1:]
+		path, words = append(path, words[0]), words[1:]
 	}
 	out := append(append(path, flags...), "--")
 	return append(out, words...)
@@ -184,7 +190,7 @@ func commandWords(args []string) string {
 			break
 		}
 		switch w {
-		case "resume", "ls", "launch", "doctor", "init", "completion":
+		case "resume", "ls", "search", "launch", "doctor", "init", "completion":
 			b.WriteString(w + " ")
 			continue
 		}
@@ -265,6 +271,7 @@ forgectl — get back into your Claude Code sessions
 USAGE
   forgectl resume [FILTER]        pick a recent session from any repo and resume it in place
   forgectl resume ls [--json]     list sessions without acting
+  forgectl resume search WORDS    list the sessions whose conversation holds every word
   forgectl resume snapshot        capture what a live session's exit would destroy (Stop hook)
   forgectl resume outdated        list live sessions running an older claude
   forgectl resume restart         restart outdated sessions in their herdr panes

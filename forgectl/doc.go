@@ -13,6 +13,7 @@
 //	USAGE
 //	  forgectl resume [FILTER]        pick a recent session from any repo and resume it in place
 //	  forgectl resume ls [--json]     list sessions without acting
+//	  forgectl resume search WORDS    list the sessions whose conversation holds every word
 //	  forgectl resume snapshot        capture what a live session's exit would destroy (Stop hook)
 //	  forgectl resume outdated        list live sessions running an older claude
 //	  forgectl resume restart         restart outdated sessions in their herdr panes
@@ -47,7 +48,9 @@
 //	USAGE
 //	  forgectl resume [--fork] [--dry-run] [--all] [FILTER]
 //	  forgectl resume --dry-run --json [--assume-stopped PID] FILTER
+//	  forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
 //	  forgectl resume ls [--json] [--all] [--tree | --roots] [FILTER]
+//	  forgectl resume search [--json] [--all] [--limit N] QUERY...
 //	  forgectl resume snapshot [--quiet]         the Stop hook (resume-snapshot's code, in-process)
 //	  forgectl resume outdated [--json]          runs resume-restart
 //	  forgectl resume restart --outdated ...     runs resume-restart
@@ -92,6 +95,13 @@
 //	              with --dry-run: resolve as though the live claude PID had
 //	              exited, so a session it runs is not refused as running (what
 //	              resume restart asks before it stops a session)
+//	  --search QUERY
+//	              resolve to the sessions whose conversation holds every word of
+//	              QUERY ("quote" a phrase) instead of matching names: one hit
+//	              resumes, several open the picker over the hits (their snippets
+//	              in the preview) or, with no terminal or --dry-run, print the
+//	              candidates and exit 1; a FILTER narrows the hits. See 'forgectl
+//	              resume search --help' for what is searched.
 //
 //	REFUSALS (exit 2)
 //	  A running session (two claude processes on one transcript corrupt it): the

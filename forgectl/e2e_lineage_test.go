@@ -41,10 +41,6 @@ type lineageRow struct {
 func TestE2ELineage(t *testing.T) {
 	e := newE2E(t)
 	gencc := filepath.Join(filepath.Dir(e.forgectl), "gencc")
-	// gencc writes a home of its own: the test home's empty tree goes.
-	if err := os.RemoveAll(e.claude); err != nil {
-		t.Fatal(err)
-	}
 	if out, err := exec.Command(gencc, "-home", e.home, "-demo", "-seed", "7").CombinedOutput(); err != nil {
 		t.Fatalf("gencc: %v\n%s", err, out)
 	}

@@ -8,7 +8,9 @@ forgectl resume — get back into a Claude Code session after a terminal restart
 USAGE
   forgectl resume [--fork] [--dry-run] [--all] [FILTER]
   forgectl resume --dry-run --json [--assume-stopped PID] FILTER
+  forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
   forgectl resume ls [--json] [--all] [--tree | --roots] [FILTER]
+  forgectl resume search [--json] [--all] [--limit N] QUERY...
   forgectl resume snapshot [--quiet]         the Stop hook (resume-snapshot's code, in-process)
   forgectl resume outdated [--json]          runs resume-restart
   forgectl resume restart --outdated ...     runs resume-restart
@@ -53,6 +55,13 @@ FLAGS
               with --dry-run: resolve as though the live claude PID had
               exited, so a session it runs is not refused as running (what
               resume restart asks before it stops a session)
+  --search QUERY
+              resolve to the sessions whose conversation holds every word of
+              QUERY ("quote" a phrase) instead of matching names: one hit
+              resumes, several open the picker over the hits (their snippets
+              in the preview) or, with no terminal or --dry-run, print the
+              candidates and exit 1; a FILTER narrows the hits. See 'forgectl
+              resume search --help' for what is searched.
 
 REFUSALS (exit 2)
   A running session (two claude processes on one transcript corrupt it): the

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -29,6 +30,8 @@ type listing struct {
 	// bounded says the caller keeps no more than a window of sessions,
 	// so the heap can be held small (see List).
 	bounded bool
+	// paths lists just these transcripts (see sessions.Options.Paths).
+	paths []string
 }
 
 // list runs one listing. A listing allocates many short-lived summaries:
@@ -48,6 +51,7 @@ func (a *app) list(ctx context.Context, l listing, fn func(*sessions.Session) er
 		IndexPath: filepath.Join(fp.Cache(), "transcripts.idx"),
 		SkipTasks: !l.countTasks,
 		Home:      a.home,
+		Paths:     l.paths,
 	}, func(s *sessions.Session) error {
 		if s.BrokenLines > 0 && l.verbose {
 			noteTo(l.w, "warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
@@ -96,13 +100,17 @@ func (a *app) resumeCommand() *ffcli.Command {
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
 	asJSON := fs.Bool("json", false, "with --dry-run: print one verdict object (see VERDICT)")
 	stopped := fs.Int("assume-stopped", 0, "with --dry-run: resolve as though live `pid` had exited")
+	query := fs.String("search", "", "resolve to the sessions whose conversation holds QUERY (see 'resume search --help')")
 	return &ffcli.Command{
 		Name:        "resume",
 		FlagSet:     fs,
 		UsageFunc:   helpFunc(resumeHelp),
-		Subcommands: []*ffcli.Command{a.lsCommand()},
+		Subcommands: []*ffcli.Command{a.lsCommand(), a.searchCommand()},
 		Exec: func(ctx context.Context, args []string) error {
-			o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose}
+			searching := false
+			fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
+			o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose,
+				search: *query, searching: searching}
 			if *asJSON || *stopped != 0 {
 				return a.resumeVerdict(ctx, o, *asJSON, *stopped)
 			}
@@ -114,6 +122,10 @@ func (a *app) resumeCommand() *ffcli.Command {
 type resumeOpts struct {
 	filter                     string
 	dryRun, fork, all, verbose bool
+	// search is --search's query; searching says the flag was given (an
+	// empty query is bad usage, not "no search").
+	search    string
+	searching bool
 }
 
 // plan is everything a resume will do, resolved before anything is done.
@@ -140,6 +152,13 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		a.why("bad_launch_profile")
 		a.refuseProxy(err)
 		return exit(exitcode.Refused)
+	}
+	if o.searching {
+		s, err := a.resolveSearch(ctx, o)
+		if err != nil {
+			return err
+		}
+		return a.resumeSession(cfg, proxyEnv, s, o)
 	}
 	if o.filter == "" && !o.dryRun && a.stdinTTY && a.stdoutTTY {
 		s, err := a.pickWhileListing(ctx, o)

@@ -8,8 +8,9 @@ import (
 
 // TestDependencies keeps the Stop hook's hot path light: no UI library
 // (whose package init alone costs milliseconds), no TOML parser or config
-// loading, no network or template code, and the standard flag package
-// rather than ff. It lists what the main package really links.
+// loading, no search index or SQL engine, no network or template code, and
+// the standard flag package rather than ff. It lists what the main package
+// really links.
 func TestDependencies(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
 	if err != nil {
@@ -28,6 +29,11 @@ func TestDependencies(t *testing.T) {
 		"github.com/BurntSushi/toml",
 		"github.com/peterbourgon/ff",
 		"forgectl.dev/shared/config",
+		// Full-text search is forgectl's alone: its index (and any SQL
+		// engine a later design might pick) never reaches the Stop hook.
+		"forgectl.dev/forgectl/internal/search",
+		"modernc.org/sqlite",
+		"modernc.org/libc",
 		"net/http",
 		"text/template",
 		"html/template",

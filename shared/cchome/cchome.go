@@ -25,16 +25,11 @@ type Home struct {
 	Claude paths.Claude
 }
 
-// New makes the tree's registry, projects and tasks directories under root.
+// New is the tree at root. Directories are made as files are written in
+// them, so a tree nothing was written to is as a fresh home has it (and a
+// generator such as gencc may still fill it).
 func New(t testing.TB, root string) *Home {
-	t.Helper()
-	h := &Home{t: t, Claude: paths.Claude{Root: root}}
-	for _, d := range []string{h.Claude.Registry(), h.Claude.Tasks(), h.Claude.Projects()} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return h
+	return &Home{t: t, Claude: paths.Claude{Root: root}}
 }
 
 // Register writes sessions/<pid>.json as Claude Code 2.1.332 does, with
@@ -59,6 +54,9 @@ func (h *Home) Register(pid int, id string, fields map[string]any) string {
 	}
 	b, err := json.Marshal(e)
 	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.MkdirAll(h.Claude.Registry(), 0o700); err != nil {
 		h.t.Fatal(err)
 	}
 	p := filepath.Join(h.Claude.Registry(), fmt.Sprintf("%d.json", pid))

@@ -31,6 +31,10 @@ type Options struct {
 	// SkipTasks leaves task counts out (TasksSource ""), for a caller that
 	// reads them for one session later: the picker's preview.
 	SkipTasks bool
+	// Paths, when not nil, lists just these transcripts instead of walking
+	// projects/ (search lists only its hits). The index is read, not
+	// written: it holds every session, and this listing saw a few.
+	Paths []string
 }
 
 // Stats is what a listing did besides handing on sessions.
@@ -78,7 +82,14 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 		hist, histErr = readHistory(opt.Claude.History(), ix)
 	})
 	wg.Go(func() { j = readJoins(opt) })
-	files, problems, err := walk(ctx, opt.Claude.Projects())
+	var files []fileRef
+	var problems []error
+	var err error
+	if opt.Paths != nil {
+		files = statPaths(opt.Paths)
+	} else {
+		files, problems, err = walk(ctx, opt.Claude.Projects())
+	}
 	wg.Wait()
 	if err != nil {
 		return st, err
@@ -139,7 +150,7 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 	p.stop()
 	cancel()
 	p.wait()
-	if opt.IndexPath != "" {
+	if opt.IndexPath != "" && opt.Paths == nil {
 		if err := saveIndex(opt.IndexPath, files, slots, p.doneUpTo(), ix, hist, ixErr != nil); err != nil {
 			st.Problems = append(st.Problems, err)
 		}

@@ -66,6 +66,13 @@ func walk(ctx context.Context, root string) ([]fileRef, []error, error) {
 			problems = append(problems, r.problem)
 		}
 	}
+	sortNewestFirst(files)
+	return files, problems, nil
+}
+
+// sortNewestFirst orders files by mtime, newest first (ties by path, so
+// that the order is the same every time).
+func sortNewestFirst(files []fileRef) {
 	sort.Slice(files, func(a, b int) bool {
 		fa, fb := &files[a], &files[b]
 		if fa.mt != fb.mt {
@@ -76,7 +83,27 @@ func walk(ctx context.Context, root string) ([]fileRef, []error, error) {
 		}
 		return fa.name < fb.name
 	})
-	return files, problems, nil
+}
+
+// statPaths is walk for the given transcripts; one that is gone is left
+// out, as the walk would.
+func statPaths(paths []string) []fileRef {
+	files := make([]fileRef, 0, len(paths))
+	for _, p := range paths {
+		var st unix.Stat_t
+		if unix.Stat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || !strings.HasSuffix(p, ".jsonl") {
+			continue
+		}
+		dir, name := filepath.Split(p)
+		dir = filepath.Clean(dir)
+		folder := false
+		if fi, err := os.Stat(filepath.Join(dir, strings.TrimSuffix(name, ".jsonl"))); err == nil && fi.IsDir() {
+			folder = true
+		}
+		files = append(files, fileRef{dir: &dir, name: name, ino: uint64(st.Ino), size: st.Size, mt: unixMtimeNs(&st), folder: folder})
+	}
+	sortNewestFirst(files)
+	return files
 }
 
 // statDir lists dir's *.jsonl regular files with their size, mtime and

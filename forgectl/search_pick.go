@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"forgectl.dev/forgectl/internal/picker"
+	"forgectl.dev/forgectl/internal/search"
+	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/shared/exitcode"
+)
+
+// The picker over search hits is the picker over a listing that is done
+// before the finder opens: every row is appended, then the Source ends.
+
+// searchItem is a picker row for a search hit: the session's row, and a
+// preview that leads with the hits.
+type searchItem struct {
+	pickItem
+	hits []search.Hit
+}
+
+func (s searchItem) Preview(width int) string {
+	var b strings.Builder
+	for _, h := range s.hits {
+		fmt.Fprintf(&b, "%-7s %s  %s\n", h.Role, age(s.now, h.At), clean(h.Snippet))
+	}
+	b.WriteString("\n")
+	return wrap(b.String(), width) + "\n" + s.pickItem.Preview(width)
+}
+
+// pickSearchHits opens the picker over the hits; the rows are final (the
+// listing is done), so the picker shows them at once.
+func (a *app) pickSearchHits(ctx context.Context, f found) (*sessions.Session, error) {
+	now := a.now()
+	claude := a.claudePaths()
+	items := make([]picker.Item, len(f.idx))
+	for k, i := range f.idx {
+		s := &f.list[i]
+		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: pickRow(now, s), claude: claude}, hits: f.hits[s.Transcript]}
+	}
+	src := picker.NewSource()
+	src.Append(items...)
+	src.End(nil)
+	it, err := a.picker.Pick(ctx, "Enter resumes · Esc cancels · type to filter the hits", src)
+	switch {
+	case errors.Is(err, picker.ErrAborted):
+		return nil, exit(exitcode.Interrupted)
+	case err != nil:
+		a.errorf("picker: %v", err)
+		return nil, exit(exitcode.Failed)
+	}
+	si, ok := it.(searchItem)
+	if !ok {
+		a.errorf("picker: row %q names no session", it.Row())
+		return nil, exit(exitcode.Failed)
+	}
+	return si.s, nil
+}

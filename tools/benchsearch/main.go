@@ -1,0 +1,246 @@
+// Command benchsearch measures `forgectl resume search` on a generated
+// Claude Code home of 10,000 sessions against baselines measured in the
+// same run on the same files, and prints ratios:
+//
+//	warm search          vs rg -l -F WORD over the projects dir     target ≤ 0.05×
+//	first search         vs LC_ALL=C grep -r -l -F WORD (no index)  target ≤ 1.0×
+//	after 1% appended    vs a find -printf stat walk                target ≤ 3×
+//	index size           vs the transcripts' bytes                  target ≤ 10%
+//	peak RSS             building ≤ 128 MB, warm query ≤ 64 MB
+//
+// WORD is one no transcript holds, so every baseline reads every byte and
+// the search does all its work (update, query, listing). A common word's
+// warm search is reported too, without a target. Targets are reported,
+// never asserted: these machines are shared and noisy.
+//
+// Usage: benchsearch -bin DIR -work DIR [-sessions N] [-runs N]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+type bench struct {
+	out, log  io.Writer
+	bin, work string
+	sessions  int
+	runs      int
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("benchsearch", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	b := bench{out: stdout, log: stderr}
+	fs.StringVar(&b.bin, "bin", "", "directory holding forgectl and gencc")
+	fs.StringVar(&b.work, "work", "", "scratch directory (the generated home is kept and reused)")
+	fs.IntVar(&b.sessions, "sessions", 10000, "sessions in the generated home")
+	fs.IntVar(&b.runs, "runs", 5, "timed runs per measurement (the median is reported)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if b.bin == "" || b.work == "" {
+		fmt.Fprintln(stderr, "benchsearch: -bin and -work are required")
+		return 2
+	}
+	if err := b.all(ctx); err != nil {
+		fmt.Fprintf(stderr, "benchsearch: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+type sample struct {
+	wall   time.Duration
+	maxRSS int64
+}
+
+// measure runs argv n times (prep, untimed, before each) and returns the
+// median wall time and the largest peak RSS. Exit status 1 is a valid
+// answer ("no match") for every command measured here.
+func (b *bench) measure(ctx context.Context, n int, prep func() error, env []string, argv ...string) (sample, error) {
+	var walls []time.Duration
+	var rss int64
+	for range n {
+		if prep != nil {
+			if err := prep(); err != nil {
+				return sample{}, err
+			}
+		}
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Env = append(os.Environ(), env...)
+		cmd.Stdout = io.Discard
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		start := time.Now()
+		err := cmd.Run()
+		wall := time.Since(start)
+		var ee *exec.ExitError
+		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
+			return sample{}, fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, stderr.String())
+		}
+		walls = append(walls, wall)
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss*1024 > rss {
+			rss = ru.Maxrss * 1024
+		}
+	}
+	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
+	return sample{wall: walls[len(walls)/2], maxRSS: rss}, nil
+}
+
+func (b *bench) all(ctx context.Context) error {
+	home := filepath.Join(b.work, fmt.Sprintf("home-%d", b.sessions))
+	if err := b.generate(ctx, home); err != nil {
+		return err
+	}
+	projects := filepath.Join(home, ".claude", "projects")
+	fc := filepath.Join(b.work, "forgectl-config")
+	index := filepath.Join(fc, "cache", "search")
+	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=", "FORGECTL_CONFIG_DIR=" + fc}
+	forgectl := filepath.Join(b.bin, "forgectl")
+	const word = "quokkalanternfish" // in no transcript
+	search := []string{forgectl, "resume", "search", "--json", word}
+	if _, err := exec.LookPath("rg"); err != nil {
+		return errors.New("ripgrep (rg) is not installed: apt-get install ripgrep")
+	}
+	size, files := treeSize(projects)
+	fmt.Fprintf(b.out, "home: %d transcripts, %.2f GB, %d timed runs each (median); WORD %q\n\n", files, float64(size)/1e9, b.runs, word)
+
+	// Warm the page cache, and the listing's own index, once.
+	if _, err := b.measure(ctx, 1, nil, []string{"LC_ALL=C"}, "grep", "-r", "-l", "-F", word, projects); err != nil {
+		return err
+	}
+	if _, err := b.measure(ctx, 1, nil, env, forgectl, "resume", "ls", "--json"); err != nil {
+		return err
+	}
+	statWalk, err := b.measure(ctx, b.runs, nil, []string{"LC_ALL=C"}, "find", projects, "-name", "*.jsonl", "-printf", `%s %T@\n`)
+	if err != nil {
+		return err
+	}
+	grep, err := b.measure(ctx, b.runs, nil, []string{"LC_ALL=C"}, "grep", "-r", "-l", "-F", word, projects)
+	if err != nil {
+		return err
+	}
+	rg, err := b.measure(ctx, b.runs, nil, nil, "rg", "-l", "-F", word, projects)
+	if err != nil {
+		return err
+	}
+	first, err := b.measure(ctx, b.runs, func() error { return os.RemoveAll(index) }, env, search...)
+	if err != nil {
+		return err
+	}
+	isize, _ := dirSize(index)
+	warm, err := b.measure(ctx, b.runs, nil, env, search...)
+	if err != nil {
+		return err
+	}
+	common, err := b.measure(ctx, b.runs, nil, env, forgectl, "resume", "search", "--json", "login")
+	if err != nil {
+		return err
+	}
+	seed := 300
+	appended, err := b.measure(ctx, b.runs, func() error {
+		seed++
+		return exec.CommandContext(ctx, filepath.Join(b.bin, "gencc"), "-home", home, "-append-percent", "1", "-seed", strconv.Itoa(seed)).Run()
+	}, env, search...)
+	if err != nil {
+		return err
+	}
+
+	fmt.Fprintf(b.out, "%-36s %10s %10s %8s %s\n", "measurement", "median", "baseline", "ratio", "target")
+	fmt.Fprintf(b.out, "%-36s %10s\n", "baseline: stat walk (find)", ms(statWalk.wall))
+	fmt.Fprintf(b.out, "%-36s %10s\n", "baseline: LC_ALL=C grep -r -l -F", ms(grep.wall))
+	fmt.Fprintf(b.out, "%-36s %10s\n", "baseline: rg -l -F", ms(rg.wall))
+	row := func(name string, s, base sample, target float64) {
+		r := float64(s.wall) / float64(base.wall)
+		verdict := "ok"
+		if r > target {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(b.out, "%-36s %10s %10s %7.2fx ≤ %.2fx %s\n", name, ms(s.wall), ms(base.wall), r, target, verdict)
+	}
+	row("search warm (vs rg)", warm, rg, 0.05)
+	row("first search, no index (vs grep)", first, grep, 1.0)
+	row("search after 1% appended (vs walk)", appended, statWalk, 3)
+	fmt.Fprintf(b.out, "%-36s %10s %10s %7.2fx (no target)\n", "search warm, common word \"login\"", ms(common.wall), ms(rg.wall), float64(common.wall)/float64(rg.wall))
+	share := float64(isize) / float64(size)
+	verdict := "ok"
+	if share > 0.10 {
+		verdict = "MISSED"
+	}
+	fmt.Fprintf(b.out, "%-36s %7.1f MB %8.1f%% ≤ 10%% %s\n", "index size (of transcript bytes)", float64(isize)/1e6, 100*share, verdict)
+	for _, m := range []struct {
+		name  string
+		rss   int64
+		limit int64
+	}{{"peak RSS building", first.maxRSS, 128 << 20}, {"peak RSS warm query", max(warm.maxRSS, common.maxRSS), 64 << 20}} {
+		verdict := "ok"
+		if m.rss > m.limit {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(b.out, "%-36s %7.1f MB ≤ %d MB %s\n", m.name, float64(m.rss)/(1<<20), m.limit>>20, verdict)
+	}
+	return nil
+}
+
+func (b *bench) generate(ctx context.Context, home string) error {
+	if _, err := os.Stat(filepath.Join(home, "gencc-manifest.json")); err == nil {
+		fmt.Fprintf(b.log, "reusing %s\n", home)
+		return nil
+	}
+	os.RemoveAll(home)
+	fmt.Fprintf(b.log, "generating %d sessions in %s (once; kept for later runs)\n", b.sessions, home)
+	cmd := exec.CommandContext(ctx, filepath.Join(b.bin, "gencc"), "-home", home, "-scale", "-sessions", strconv.Itoa(b.sessions))
+	cmd.Stdout, cmd.Stderr = b.log, b.log
+	return cmd.Run()
+}
+
+func treeSize(root string) (int64, int) {
+	var size int64
+	var n int
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			if info, err := d.Info(); err == nil {
+				size += info.Size()
+				n++
+			}
+		}
+		return nil
+	})
+	return size, n
+}
+
+func dirSize(dir string) (int64, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			n += info.Size()
+		}
+	}
+	return n, nil
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
