@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -15,9 +16,9 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
-	"golang.org/x/sys/unix"
 )
 
 // Options says where the transcripts and the index are.
@@ -561,92 +562,14 @@ func tailCRC(f *os.File, off int64) (uint32, error) {
 	return crc32.Checksum(buf, castagnoli), nil
 }
 
-// walk lists projects/*/*.jsonl with inode, size and mtime.
+// walk lists the transcripts the listing's walk finds.
 func walk(root string) ([]fileRef, []error, error) {
-	dirs, err := os.ReadDir(root)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, nil
-		}
-		return nil, nil, err
+	ts, problems, err := sessions.Walk(context.Background(), root)
+	files := make([]fileRef, len(ts))
+	for k, t := range ts {
+		files[k] = fileRef{path: t.Path, ino: t.Ino, size: t.Size, mt: t.MtimeNs}
 	}
-	type out struct {
-		files []fileRef
-		err   error
-	}
-	results := make([]out, len(dirs))
-	parallel(len(dirs), max(2, runtime.GOMAXPROCS(0)), func(i int) {
-		if !dirs[i].IsDir() {
-			return
-		}
-		results[i].files, results[i].err = statDir(filepath.Join(root, dirs[i].Name()))
-	})
-	var files []fileRef
-	var problems []error
-	for _, r := range results {
-		files = append(files, r.files...)
-		if r.err != nil {
-			problems = append(problems, r.err)
-		}
-	}
-	return files, problems, nil
-}
-
-func statDir(dir string) ([]fileRef, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return nil, err
-	}
-	fd := int(f.Fd())
-	var out []fileRef
-	for _, name := range names {
-		if !strings.HasSuffix(name, ".jsonl") {
-			continue
-		}
-		var st unix.Stat_t
-		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			continue // removed meanwhile: not a session any more
-		}
-		if st.Mode&unix.S_IFMT != unix.S_IFREG {
-			continue
-		}
-		out = append(out, fileRef{path: filepath.Join(dir, name), ino: uint64(st.Ino), size: st.Size,
-			mt: st.Mtim.Sec*1e9 + st.Mtim.Nsec})
-	}
-	return out, nil
-}
-
-// parallel runs fn(0..n-1) on up to w goroutines.
-func parallel(n, w int, fn func(i int)) {
-	if n == 0 {
-		return
-	}
-	w = min(w, n)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	k := 0
-	for range w {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := k
-				k++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
+	return files, problems, err
 }
 
 // lockIndex takes the index's lock, waiting for another search.

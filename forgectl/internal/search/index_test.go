@@ -245,9 +245,11 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tr := newTree(t)
+			// Written oldest first: the index holds the newest first, so
+			// the damage lands in a record the query reads.
+			tr.write("c", prompt("other", 1))
 			tr.write("a", prompt("needle one", 1))
 			tr.write("b", prompt("needle two", 1))
-			tr.write("c", prompt("other", 1))
 			tr.expect("needle", "a", "b")
 			c.damage(tr.opt.Dir)
 			res := tr.expect("needle", "a", "b")

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"forgectl.dev/shared/parallel"
 )
 
 // Query is what to look for: every term must appear in the session, each
@@ -189,7 +192,7 @@ func (ix *index) query(q Query, nworkers int) (map[string][]Hit, error) {
 		}
 	}
 	bufs := sync.Pool{New: func() any { return new([]byte) }}
-	parallel(len(cands), nworkers, func(i int) {
+	parallel.For(context.Background(), len(cands), nworkers, 1, func(i int) {
 		c := &cands[i]
 		buf := bufs.Get().(*[]byte)
 		defer bufs.Put(buf)

@@ -150,3 +150,24 @@ func statDir(dir string) ([]fileRef, error) {
 	}
 	return out, nil
 }
+
+// Transcript is a transcript as the walk found it.
+type Transcript struct {
+	Path    string
+	Ino     uint64
+	Size    int64
+	MtimeNs int64
+}
+
+// Walk stats projects/*/*.jsonl under root as a listing does, newest
+// first, for the search index, which keeps its own records of the same
+// files.
+func Walk(ctx context.Context, root string) ([]Transcript, []error, error) {
+	files, problems, err := walk(ctx, root)
+	out := make([]Transcript, len(files))
+	for k := range files {
+		f := &files[k]
+		out[k] = Transcript{Path: f.path(), Ino: f.ino, Size: f.size, MtimeNs: f.mt}
+	}
+	return out, problems, err
+}
