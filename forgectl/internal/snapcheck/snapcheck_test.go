@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/paths"
-	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/snapstore"
 	"forgectl.dev/shared/tasks"
 	"github.com/google/go-cmp/cmp"
@@ -39,21 +38,8 @@ func (h home) checker() Checker {
 // live starts a real process and registers it as a live session.
 func (h home) live(id string, startedAt time.Time, env ...string) int {
 	h.t.Helper()
-	cmd := exec.Command("sleep", "300")
-	cmd.Env = append(os.Environ(), env...)
-	if err := cmd.Start(); err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	pid := cmd.Process.Pid
-	st, err := proc.StartTime(pid)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	b, _ := json.Marshal(map[string]any{"pid": pid, "sessionId": id, "cwd": "/home/alice/src/demo-repo", "procStart": st,
-		"startedAt": startedAt.UnixMilli(), "status": "idle", "version": "2.1.332"})
-	os.WriteFile(filepath.Join(h.claude.Registry(), fmt.Sprintf("%d.json", pid)), b, 0o644)
-	return pid
+	cmd := cchome.New(h.t, h.claude.Root).Live(id, map[string]any{"startedAt": startedAt.UnixMilli()}, env...)
+	return cmd.Process.Pid
 }
 
 func (h home) settings(body string) {
