@@ -277,33 +277,33 @@ func (s *Summary) conversation(line []byte, off int64) {
 	if len(tail) > envelopeWindow {
 		tail = tail[len(tail)-envelopeWindow:]
 	}
-	if v, ok := lastString(tail, `"cwd":"`); ok {
+	var env envelope
+	env.scan(tail)
+	if v, ok := env.value(tail, keyCwd); ok {
 		if s.Cwd == "" {
 			s.Cwd = v
 		}
-		s.LastCwd = v
+		if v != s.LastCwd {
+			s.LastCwd = v
+		}
 	}
-	if v, ok := lastString(tail, `"gitBranch":"`); ok {
+	if v, ok := env.value(tail, keyGitBranch); ok && v != s.GitBranch {
 		s.GitBranch = v
 	}
-	if v, ok := lastString(tail, `"version":"`); ok {
+	if v, ok := env.value(tail, keyVersion); ok && v != s.Version {
 		s.Version = v
 	}
 	// A branch's copied rows name their source in "forkedFrom":{"sessionId":
 	// …}, after the row's own sessionId: the envelope's is the one before it.
-	own := tail
-	if i := bytes.Index(tail, forkedFromKey); i >= 0 {
-		own = tail[:i]
-		if v, ok := readString(tail[i+len(forkedFromKey)-1:]); ok && v != "" {
-			s.CopiedFrom, s.CopiedBy = v, lineage.Branch
-		}
+	if v, ok := env.value(tail, keyForkedFrom); ok && v != "" {
+		s.CopiedFrom, s.CopiedBy = v, lineage.Branch
 	}
 	if s.SessionID == "" {
-		if v, ok := lastString(own, `"sessionId":"`); ok {
+		if v, ok := env.value(tail, keySessionID); ok {
 			s.SessionID = v
 		}
 	}
-	s.foreign(tail)
+	s.foreign(tail, &env)
 	head := line
 	if len(head) > 512 {
 		head = head[:512]
@@ -311,14 +311,14 @@ func (s *Summary) conversation(line []byte, off int64) {
 	if s.Messages == 1 {
 		// The first row says what kind of session this is.
 		s.Sidechain = bytes.Contains(head, []byte(`"isSidechain":true`))
-		if v, ok := lastString(tail, `"teamName":"`); ok {
+		if v, ok := env.value(tail, keyTeamName); ok {
 			s.TeamName = v
 		}
 	}
 	if s.Entrypoint == "" {
 		// The first row that records one: a row type this parser does not
 		// know may come first and carry none.
-		if v, ok := lastString(tail, `"entrypoint":"`); ok {
+		if v, ok := env.value(tail, keyEntrypoint); ok {
 			s.Entrypoint = v
 		}
 	}
@@ -343,24 +343,102 @@ func (s *Summary) conversation(line []byte, off int64) {
 	}
 }
 
-var forkedFromKey = []byte(`"forkedFrom":{"sessionId":"`)
-
 // foreign records the other sessions a row names: requestSessionId (kept
 // on rows a fork copied) and session_id (the id the writing process
 // started with). Both sit in the envelope; the bytes.Index calls are the
 // whole cost for a row that names neither.
-func (s *Summary) foreign(tail []byte) {
+func (s *Summary) foreign(tail []byte, env *envelope) {
 	if s.SessionID == "" {
 		return
 	}
 	// A row a branch copied from a fork carries both: forkedFrom, read
 	// before this, names the nearer source.
-	if v, ok := lastString(tail, `"requestSessionId":"`); ok && v != s.SessionID && v != "" && !bytes.Contains(tail, forkedFromKey) {
+	if v, ok := env.value(tail, keyRequestSessionID); ok && v != s.SessionID && v != "" && env.at[keyForkedFrom] < 0 {
 		s.CopiedFrom, s.CopiedBy = v, lineage.Fork
 	}
-	if v, ok := lastString(tail, `"session_id":"`); ok && v != s.SessionID && v != "" {
+	if v, ok := env.value(tail, keySessionProcess); ok && v != s.SessionID && v != "" {
 		s.ProcessSession = v
 	}
+}
+
+// The envelope keys a conversation row is read for.
+const (
+	keyCwd = iota
+	keyGitBranch
+	keyVersion
+	keySessionID
+	keyForkedFrom
+	keyRequestSessionID
+	keySessionProcess
+	keyTeamName
+	keyEntrypoint
+	nKeys
+)
+
+// envelopeKeys are the keys as they stand in a row, up to the quote that
+// opens the value.
+var envelopeKeys = [nKeys]string{
+	keyCwd:              `"cwd":"`,
+	keyGitBranch:        `"gitBranch":"`,
+	keyVersion:          `"version":"`,
+	keySessionID:        `"sessionId":"`,
+	keyForkedFrom:       `"forkedFrom":{"sessionId":"`,
+	keyRequestSessionID: `"requestSessionId":"`,
+	keySessionProcess:   `"session_id":"`,
+	keyTeamName:         `"teamName":"`,
+	keyEntrypoint:       `"entrypoint":"`,
+}
+
+// envelope is where each key last stands in a row's tail window, found in
+// one pass from quote to quote (a row is otherwise searched once per key,
+// which was most of a cold listing). at[keyForkedFrom] is its first place,
+// and at[keySessionID] the last before it: the row's own id, not the one
+// forkedFrom names.
+type envelope struct{ at [nKeys]int }
+
+func (e *envelope) scan(b []byte) {
+	for k := range e.at {
+		e.at[k] = -1
+	}
+	for i := 0; i < len(b); {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return
+		}
+		p := i + j
+		i = p + 1
+		if p+1 >= len(b) {
+			return
+		}
+		for k, key := range envelopeKeys {
+			if b[p+1] != key[1] || !bytes.HasPrefix(b[p:], []byte(key)) {
+				continue
+			}
+			switch k {
+			case keyForkedFrom:
+				if e.at[k] < 0 {
+					e.at[k] = p
+				}
+			case keySessionID:
+				if e.at[keyForkedFrom] < 0 {
+					e.at[k] = p
+				}
+			default:
+				e.at[k] = p
+			}
+			i = p + len(key) - 1 // on to the value's opening quote
+			break
+		}
+	}
+}
+
+// value is key's string value at its place, decoded.
+func (e *envelope) value(b []byte, key int) (string, bool) {
+	at := e.at[key]
+	if at < 0 {
+		return "", false
+	}
+	return readString(b[at+len(envelopeKeys[key])-1:])
 }
 
 // readPromptAt decodes the newest human prompt row, found during the scan.
