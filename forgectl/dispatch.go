@@ -41,7 +41,7 @@ func (a *app) dispatch(ctx context.Context, args []string) (int, bool) {
 		// A closed stdout must be a write error, not a death by SIGPIPE:
 		// the hook's exit status has to stay 0.
 		signal.Ignore(syscall.SIGPIPE)
-		return snaprun.Run(ctx, "forgectl", version.String(), args[2:], a.stdin, a.stdout, a.stderr), true
+		return snaprun.Run(ctx, "forgectl", version.String, args[2:], a.stdin, a.stdout, a.stderr), true
 	}
 	sib, ok := siblings[args[1]]
 	if !ok {

@@ -9,5 +9,5 @@ import (
 )
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return snaprun.Run(ctx, "resume-snapshot", version.String(), args, stdin, stdout, stderr)
+	return snaprun.Run(ctx, "resume-snapshot", version.String, args, stdin, stdout, stderr)
 }
