@@ -120,12 +120,16 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 	}()
 
 	var emitErr error
+	save := &indexSave{path: opt.IndexPath, ix: ix}
 	k := 0
 	for ; k < len(files); k++ {
 		if parent.Err() != nil || !p.await(k) {
 			break // cancelled
 		}
 		sl := &slots[k]
+		if opt.IndexPath != "" && opt.Paths == nil {
+			save.take(files, slots, k)
+		}
 		if sl.problem != nil {
 			st.Problems = append(st.Problems, sl.problem)
 		}
@@ -151,7 +155,7 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 	cancel()
 	p.wait()
 	if opt.IndexPath != "" && opt.Paths == nil {
-		if err := saveIndex(opt.IndexPath, files, slots, p.doneUpTo(), ix, hist, ixErr != nil); err != nil {
+		if err := save.finish(files, slots, p.doneUpTo(), hist, ixErr != nil); err != nil {
 			st.Problems = append(st.Problems, err)
 		}
 	}
@@ -280,47 +284,95 @@ func (j *joins) setLineage(s *Session, m lineage.Marks) {
 	s.ParentID, s.Relation, s.ParentExists = l.Parent, l.Relation, j.ids[l.Parent]
 }
 
-// saveIndex rewrites the index when it would change: on a warm listing it
-// is read, never written. Slots past done were never reached (the listing
-// was stopped): their stored records are kept when still valid.
-func saveIndex(path string, files []fileRef, slots []slot, done int, ix *storedIndex, hist *history, damaged bool) error {
-	changed := damaged || hist.changed
-	stored := 0
-	for k := range files {
+// indexSave writes the next index as the listing goes, record by record
+// in the listing's order, so that a cold listing does not hold every new
+// record until its end. It writes only once something changed: on a warm
+// listing the index is read, never written.
+type indexSave struct {
+	path    string
+	ix      *storedIndex
+	w       *indexWriter // nil until something changed
+	taken   int          // slots before it were handed to take
+	changed bool
+	stored  int // records of the stored index still in use
+	err     error
+}
+
+// take notes slot k, the next in order, and writes it if the index is
+// being rewritten; a written slot lets go of its record.
+func (s *indexSave) take(files []fileRef, slots []slot, k int) {
+	sl := &slots[k]
+	if sl.stored {
+		s.stored++
+	}
+	if sl.ent != nil || (sl.stored && sl.raw == "") {
+		s.changed = true
+	}
+	if s.changed && s.w == nil && s.err == nil {
+		s.open(files, slots, k)
+	}
+	if s.w != nil {
+		s.put(files, slots, k)
+	}
+	s.taken = k + 1
+}
+
+// open starts the rewrite, writing the slots taken so far.
+func (s *indexSave) open(files []fileRef, slots []slot, upTo int) {
+	s.w, s.err = newIndexWriter(s.path)
+	if s.err != nil {
+		return
+	}
+	for k := range upTo {
+		s.put(files, slots, k)
+	}
+}
+
+func (s *indexSave) put(files []fileRef, slots []slot, k int) {
+	switch sl := &slots[k]; {
+	case sl.ent != nil:
+		s.w.entry(files[k].path(), sl.ent)
+	case sl.raw != "":
+		s.w.copied(files[k].path(), sl.raw)
+	}
+	slots[k].ent, slots[k].raw = nil, ""
+}
+
+// finish writes what was not taken (slots the listing, stopped early, did
+// not reach: their stored records are kept when still valid), the
+// history, and renames the new index into place; or leaves the old one
+// when nothing changed.
+func (s *indexSave) finish(files []fileRef, slots []slot, done int, hist *history, damaged bool) error {
+	if s.err != nil {
+		return s.err
+	}
+	for k := s.taken; k < len(files); k++ {
 		sl := &slots[k]
-		if k >= done {
-			if old, off := ix.lookup(files[k].path()); old != nil {
+		if k >= done && sl.ent == nil {
+			if old, off := s.ix.lookup(files[k].path()); old != nil {
 				if old.Ino == files[k].ino && old.Size == files[k].size && old.MtimeNs == files[k].mt {
-					sl.raw, sl.stored = ix.raw(off), true
+					sl.raw, sl.stored = s.ix.raw(off), true
 				} else {
-					changed = true // dropped: read whole next time
+					s.changed = true // dropped: read whole next time
 				}
 			}
 		}
-		if sl.stored {
-			stored++
-		}
-		if sl.ent != nil || (sl.stored && sl.raw == "") {
-			changed = true
+		s.take(files, slots, k)
+		if s.err != nil {
+			return s.err
 		}
 	}
-	if !changed && stored == ix.nFiles {
-		return nil
-	}
-	w, err := newIndexWriter(path)
-	if err != nil {
-		return err
-	}
-	for k := range files {
-		switch sl := &slots[k]; {
-		case sl.ent != nil:
-			w.entry(files[k].path(), sl.ent)
-		case sl.raw != "":
-			w.copied(files[k].path(), sl.raw)
+	if s.w == nil {
+		if !s.changed && !damaged && !hist.changed && s.stored == s.ix.nFiles {
+			return nil
+		}
+		s.open(files, slots, len(files))
+		if s.err != nil {
+			return s.err
 		}
 	}
-	hist.write(w, files)
-	return w.finish(hist.file)
+	hist.write(s.w, files)
+	return s.w.finish(hist.file)
 }
 
 // pipe hands the workers' rows to the consumer in order, and keeps the
