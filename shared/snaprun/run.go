@@ -129,8 +129,8 @@ SPEED
 
 // app is one invocation; Run fills it from the process, tests build their own.
 type app struct {
-	name    string
-	version func() string
+	name           string
+	version        func() string
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
