@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -100,30 +102,51 @@ func (h *history) get(id string) (histEntry, bool) {
 // looks them up in (so it reads the section front to back, and its pages
 // can be released behind it); then those of sessions with no transcript.
 func (h *history) write(w *indexWriter, files []fileRef) {
-	written := make(map[string]bool, len(files))
+	// Which ids are written already: a sorted slice of the names' ids and
+	// a flag for each (a map of 100,000 ids was a tenth of the peak).
+	ids := make([]string, len(files))
+	for k := range files {
+		ids[k] = strings.TrimSuffix(files[k].name, ".jsonl")
+	}
+	sort.Strings(ids)
+	ids = slices.Compact(ids)
+	written := make([]bool, len(ids))
+	mark := func(id string) bool { // reports whether id was not written yet
+		i, found := slices.BinarySearch(ids, id)
+		if !found {
+			return true // not a listed session: written once, below
+		}
+		if written[i] {
+			return false
+		}
+		written[i] = true
+		return true
+	}
 	for k := range files {
 		id := strings.TrimSuffix(files[k].name, ".jsonl")
-		if written[id] {
-			continue
-		}
-		if e, ok := h.get(id); ok {
+		if e, ok := h.get(id); ok && mark(id) {
 			w.history(id, e)
-			written[id] = true
 		}
 	}
+	listed := func(id string) bool { _, found := slices.BinarySearch(ids, id); return found }
 	if h.stored != nil {
 		h.stored.eachHistory(func(id string, _ histEntry) {
-			if !written[id] {
+			if !listed(id) {
 				e, _ := h.get(id) // the newer of stored and fresh
 				w.history(id, e)
-				written[id] = true
 			}
 		})
 	}
 	for id, e := range h.fresh {
-		if !written[id] {
-			w.history(id, e)
+		if listed(id) {
+			continue
 		}
+		if h.stored != nil {
+			if _, ok := h.stored.history(id); ok {
+				continue // written above
+			}
+		}
+		w.history(id, e)
 	}
 }
 
