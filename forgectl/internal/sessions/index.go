@@ -356,33 +356,30 @@ func (ix *storedIndex) history(id string) (histEntry, bool) {
 		if kh != h {
 			break
 		}
-		payload, err := ix.record(off)
-		if err != nil {
-			continue
+		if k, e, ok := ix.histRecord(off); ok && k == id {
+			return e, true
 		}
-		d := binrec.Decoder{S: payload}
-		k := d.String()
-		e := histEntry{LastAtMs: d.Int(), Last: d.String()}
-		if d.Err() != nil || d.Rest() != 0 || k != id {
-			continue
-		}
-		return e, true
 	}
 	return histEntry{}, false
+}
+
+// histRecord decodes the history record at off.
+func (ix *storedIndex) histRecord(off int64) (string, histEntry, bool) {
+	payload, err := ix.record(off)
+	if err != nil {
+		return "", histEntry{}, false
+	}
+	d := binrec.Decoder{S: payload}
+	k := d.String()
+	e := histEntry{LastAtMs: d.Int(), Last: d.String()}
+	return k, e, d.Err() == nil && d.Rest() == 0
 }
 
 // eachHistory calls fn for every stored history entry, for a rewrite.
 func (ix *storedIndex) eachHistory(fn func(id string, e histEntry)) {
 	for i := range ix.nHist {
 		_, off := tableAt(ix.hist, i)
-		payload, err := ix.record(off)
-		if err != nil {
-			continue
-		}
-		d := binrec.Decoder{S: payload}
-		k := d.String()
-		e := histEntry{LastAtMs: d.Int(), Last: d.String()}
-		if d.Err() == nil && d.Rest() == 0 {
+		if k, e, ok := ix.histRecord(off); ok {
 			fn(k, e)
 		}
 	}
