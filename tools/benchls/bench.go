@@ -13,8 +13,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"forgectl.dev/tools/benchkit"
 )
 
 type bench struct {
@@ -31,41 +32,17 @@ type bench struct {
 	home string
 }
 
-type sample struct {
-	wall   time.Duration
-	maxRSS int64 // bytes
-}
+type sample = benchkit.Sample
 
 // measure runs argv (with env added) n times and returns the median wall
 // time and the largest peak RSS. prep runs before each timed run, untimed.
+// grep -c exits 1 when some file has no match: that is still a full scan.
 func (b *bench) measure(ctx context.Context, n int, prep func() error, env []string, argv ...string) (sample, error) {
-	var walls []time.Duration
-	var rss int64
-	for range n {
-		if prep != nil {
-			if err := prep(); err != nil {
-				return sample{}, err
-			}
-		}
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		cmd.Env = append(os.Environ(), env...)
-		cmd.Stdout = io.Discard
-		cmd.Stderr = io.Discard
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			var ee *exec.ExitError
-			// grep -c exits 1 when some file has no match; that is still a full scan.
-			if !errors.As(err, &ee) || argv[0] != "grep" {
-				return sample{}, fmt.Errorf("%s: %w", strings.Join(argv, " "), err)
-			}
-		}
-		walls = append(walls, time.Since(start))
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss*1024 > rss {
-			rss = ru.Maxrss * 1024 // Linux reports KiB
-		}
+	var ok []int
+	if argv[0] == "grep" {
+		ok = []int{1}
 	}
-	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
-	return sample{wall: walls[len(walls)/2], maxRSS: rss}, nil
+	return benchkit.Measure(ctx, n, prep, env, ok, argv...)
 }
 
 func (b *bench) all(ctx context.Context) error {
@@ -88,7 +65,7 @@ func (b *bench) all(ctx context.Context) error {
 		}
 		return b.completion(ctx, env, forgectl, &report{out: b.out})
 	}
-	size, files := treeSize(projects)
+	size, files := benchkit.TreeSize(projects)
 	fmt.Fprintf(b.out, "home: %d transcripts, %.2f GB, %d timed runs each (median)\n\n", files, float64(size)/1e9, b.runs)
 
 	// Warm the page cache once so every contender reads from memory.
@@ -137,10 +114,10 @@ func (b *bench) all(ctx context.Context) error {
 		if b.sessions >= 100000 {
 			budget = 96 << 20
 		}
-		r.rss("peak RSS of ls --json, warm", warm.maxRSS, budget)
-		r.rss("peak RSS of ls --json, cold", cold.maxRSS, budget)
-		r.rss("peak RSS of ls --json, 1% appended", appended.maxRSS, budget)
-		r.rss("peak RSS of ls (table)", table.maxRSS, budget)
+		r.rss("peak RSS of ls --json, warm", warm.MaxRSS, budget)
+		r.rss("peak RSS of ls --json, cold", cold.MaxRSS, budget)
+		r.rss("peak RSS of ls --json, 1% appended", appended.MaxRSS, budget)
+		r.rss("peak RSS of ls (table)", table.MaxRSS, budget)
 		// Completion's target is set at 10,000 sessions.
 		if b.sessions <= 10000 {
 			if err := b.completion(ctx, env, forgectl, r); err != nil {
@@ -161,7 +138,7 @@ func (b *bench) all(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.ratio("picker first rows, index", sample{wall: indexed}, statWalk, 2)
+	r.ratio("picker first rows, index", sample{Wall: indexed}, statWalk, 2)
 	if b.sessions >= 100000 {
 		return nil // the first-run targets are set at 10,000 sessions
 	}
@@ -169,7 +146,7 @@ func (b *bench) all(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.ratio("picker first rows, no index", sample{wall: fresh}, statWalk, 3)
+	r.ratio("picker first rows, no index", sample{Wall: fresh}, statWalk, 3)
 	// Right after a reboot: nothing in the page cache.
 	if err := dropCaches(); err != nil {
 		fmt.Fprintf(b.out, "%-36s skipped: cannot drop the page cache: %v\n", "picker first rows, cold cache", err)
@@ -189,7 +166,7 @@ func (b *bench) all(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.ratio("picker first rows, no index, cold", sample{wall: coldPick}, coldWalk, 3)
+	r.ratio("picker first rows, no index, cold", sample{Wall: coldPick}, coldWalk, 3)
 	// Leave the page cache warm for whatever runs next.
 	_, err = b.measure(ctx, 1, nil, nil, "grep", "-c", "-F", "custom-title", "-r", projects)
 	return err
@@ -224,11 +201,11 @@ func (b *bench) completion(ctx context.Context, env []string, forgectl string, r
 		s    sample
 	}{{"complete an id prefix (Tab)", completeID}, {"complete FILTER, nothing typed", completeAll}} {
 		verdict := "ok"
-		if c.s.wall > 50*time.Millisecond {
+		if c.s.Wall > 50*time.Millisecond {
 			verdict = "MISSED"
 		}
 		r.head()
-		fmt.Fprintf(b.out, "%-36s %10s %10s %7.2fx ≤ 50 ms %s\n", c.name, ms(c.s.wall), ms(start.wall), float64(c.s.wall)/float64(start.wall), verdict)
+		fmt.Fprintf(b.out, "%-36s %10s %10s %7.2fx ≤ 50 ms %s\n", c.name, benchkit.MS(c.s.Wall), benchkit.MS(start.Wall), float64(c.s.Wall)/float64(start.Wall), verdict)
 	}
 	return nil
 }
@@ -265,17 +242,17 @@ func (r *report) head() {
 
 func (r *report) baseline(name string, s sample) {
 	r.head()
-	fmt.Fprintf(r.out, "%-36s %10s\n", "baseline: "+name, ms(s.wall))
+	fmt.Fprintf(r.out, "%-36s %10s\n", "baseline: "+name, benchkit.MS(s.Wall))
 }
 
 func (r *report) ratio(name string, s, base sample, target float64) {
 	r.head()
-	ratio := float64(s.wall) / float64(base.wall)
+	ratio := float64(s.Wall) / float64(base.Wall)
 	verdict := "ok"
 	if ratio > target {
 		verdict = "MISSED"
 	}
-	fmt.Fprintf(r.out, "%-36s %10s %10s %7.2fx ≤ %.1fx %s\n", name, ms(s.wall), ms(base.wall), ratio, target, verdict)
+	fmt.Fprintf(r.out, "%-36s %10s %10s %7.2fx ≤ %.1fx %s\n", name, benchkit.MS(s.Wall), benchkit.MS(base.Wall), ratio, target, verdict)
 }
 
 func (r *report) rss(name string, rss, budget int64) {
@@ -296,21 +273,7 @@ func dropCaches() error {
 }
 
 func (b *bench) generate(ctx context.Context) error {
-	if _, err := os.Stat(filepath.Join(b.home, "gencc-manifest.json")); err == nil {
-		fmt.Fprintf(b.log, "reusing %s\n", b.home)
-		return nil
-	}
-	os.RemoveAll(b.home)
-	fmt.Fprintf(b.log, "generating %d sessions in %s (once; kept for later runs)\n", b.sessions, b.home)
-	args := []string{"-home", b.home, "-scale", "-sessions", strconv.Itoa(b.sessions)}
-	if b.sessions > 10000 {
-		// The same generator at a tenth of the sizes: ten times the
-		// sessions in five times the bytes.
-		args = append(args, "-max-bytes", strconv.Itoa(b.sessions/10000*750)+"MB")
-	}
-	cmd := exec.CommandContext(ctx, filepath.Join(b.bin, "gencc"), args...)
-	cmd.Stdout, cmd.Stderr = b.log, b.log
-	return cmd.Run()
+	return benchkit.Generate(ctx, b.bin, b.home, b.sessions, b.log)
 }
 
 // pickerFirstRows returns the median time from the exec of `forgectl
@@ -462,20 +425,3 @@ func removeIfExists(p string) error {
 	}
 	return nil
 }
-
-func treeSize(root string) (int64, int) {
-	var size int64
-	var n int
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			if info, err := d.Info(); err == nil {
-				size += info.Size()
-				n++
-			}
-		}
-		return nil
-	})
-	return size, n
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

@@ -26,11 +26,10 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"syscall"
-	"time"
+
+	"forgectl.dev/tools/benchkit"
 )
 
 func main() {
@@ -69,42 +68,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-type sample struct {
-	wall   time.Duration
-	maxRSS int64
-}
+type sample = benchkit.Sample
 
 // measure runs argv n times (prep, untimed, before each) and returns the
 // median wall time and the largest peak RSS. Exit status 1 is a valid
 // answer ("no match") for every command measured here.
 func (b *bench) measure(ctx context.Context, n int, prep func() error, env []string, argv ...string) (sample, error) {
-	var walls []time.Duration
-	var rss int64
-	for range n {
-		if prep != nil {
-			if err := prep(); err != nil {
-				return sample{}, err
-			}
-		}
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		cmd.Env = append(os.Environ(), env...)
-		cmd.Stdout = io.Discard
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		start := time.Now()
-		err := cmd.Run()
-		wall := time.Since(start)
-		var ee *exec.ExitError
-		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
-			return sample{}, fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, stderr.String())
-		}
-		walls = append(walls, wall)
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss*1024 > rss {
-			rss = ru.Maxrss * 1024
-		}
-	}
-	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
-	return sample{wall: walls[len(walls)/2], maxRSS: rss}, nil
+	return benchkit.Measure(ctx, n, prep, env, []int{1}, argv...)
 }
 
 func (b *bench) all(ctx context.Context) error {
@@ -122,7 +92,7 @@ func (b *bench) all(ctx context.Context) error {
 	if _, err := exec.LookPath("rg"); err != nil {
 		return errors.New("ripgrep (rg) is not installed: apt-get install ripgrep")
 	}
-	size, files := treeSize(projects)
+	size, files := benchkit.TreeSize(projects)
 	fmt.Fprintf(b.out, "home: %d transcripts, %.2f GB, %d timed runs each (median); WORD %q\n\n", files, float64(size)/1e9, b.runs, word)
 
 	// Warm the page cache, and the listing's own index, once.
@@ -167,21 +137,21 @@ func (b *bench) all(ctx context.Context) error {
 	}
 
 	fmt.Fprintf(b.out, "%-36s %10s %10s %8s %s\n", "measurement", "median", "baseline", "ratio", "target")
-	fmt.Fprintf(b.out, "%-36s %10s\n", "baseline: stat walk (find)", ms(statWalk.wall))
-	fmt.Fprintf(b.out, "%-36s %10s\n", "baseline: LC_ALL=C grep -r -l -F", ms(grep.wall))
-	fmt.Fprintf(b.out, "%-36s %10s\n", "baseline: rg -l -F", ms(rg.wall))
+	fmt.Fprintf(b.out, "%-36s %10s\n", "baseline: stat walk (find)", benchkit.MS(statWalk.Wall))
+	fmt.Fprintf(b.out, "%-36s %10s\n", "baseline: LC_ALL=C grep -r -l -F", benchkit.MS(grep.Wall))
+	fmt.Fprintf(b.out, "%-36s %10s\n", "baseline: rg -l -F", benchkit.MS(rg.Wall))
 	row := func(name string, s, base sample, target float64) {
-		r := float64(s.wall) / float64(base.wall)
+		r := float64(s.Wall) / float64(base.Wall)
 		verdict := "ok"
 		if r > target {
 			verdict = "MISSED"
 		}
-		fmt.Fprintf(b.out, "%-36s %10s %10s %7.2fx ≤ %.2fx %s\n", name, ms(s.wall), ms(base.wall), r, target, verdict)
+		fmt.Fprintf(b.out, "%-36s %10s %10s %7.2fx ≤ %.2fx %s\n", name, benchkit.MS(s.Wall), benchkit.MS(base.Wall), r, target, verdict)
 	}
 	row("search warm (vs rg)", warm, rg, 0.05)
 	row("first search, no index (vs grep)", first, grep, 1.0)
 	row("search after 1% appended (vs walk)", appended, statWalk, 3)
-	fmt.Fprintf(b.out, "%-36s %10s %10s %7.2fx (no target)\n", "search warm, common word \"login\"", ms(common.wall), ms(rg.wall), float64(common.wall)/float64(rg.wall))
+	fmt.Fprintf(b.out, "%-36s %10s %10s %7.2fx (no target)\n", "search warm, common word \"login\"", benchkit.MS(common.Wall), benchkit.MS(rg.Wall), float64(common.Wall)/float64(rg.Wall))
 	share := float64(isize) / float64(size)
 	verdict := "ok"
 	if share > 0.10 {
@@ -192,7 +162,7 @@ func (b *bench) all(ctx context.Context) error {
 		name  string
 		rss   int64
 		limit int64
-	}{{"peak RSS building", first.maxRSS, 128 << 20}, {"peak RSS warm query", max(warm.maxRSS, common.maxRSS), 64 << 20}} {
+	}{{"peak RSS building", first.MaxRSS, 128 << 20}, {"peak RSS warm query", max(warm.MaxRSS, common.MaxRSS), 64 << 20}} {
 		verdict := "ok"
 		if m.rss > m.limit {
 			verdict = "MISSED"
@@ -203,30 +173,7 @@ func (b *bench) all(ctx context.Context) error {
 }
 
 func (b *bench) generate(ctx context.Context, home string) error {
-	if _, err := os.Stat(filepath.Join(home, "gencc-manifest.json")); err == nil {
-		fmt.Fprintf(b.log, "reusing %s\n", home)
-		return nil
-	}
-	os.RemoveAll(home)
-	fmt.Fprintf(b.log, "generating %d sessions in %s (once; kept for later runs)\n", b.sessions, home)
-	cmd := exec.CommandContext(ctx, filepath.Join(b.bin, "gencc"), "-home", home, "-scale", "-sessions", strconv.Itoa(b.sessions))
-	cmd.Stdout, cmd.Stderr = b.log, b.log
-	return cmd.Run()
-}
-
-func treeSize(root string) (int64, int) {
-	var size int64
-	var n int
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			if info, err := d.Info(); err == nil {
-				size += info.Size()
-				n++
-			}
-		}
-		return nil
-	})
-	return size, n
+	return benchkit.Generate(ctx, b.bin, home, b.sessions, b.log)
 }
 
 func dirSize(dir string) (int64, error) {
@@ -242,5 +189,3 @@ func dirSize(dir string) (int64, error) {
 	}
 	return n, nil
 }
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
