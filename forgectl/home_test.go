@@ -91,6 +91,9 @@ type fakePicker struct {
 	err      error
 	rows     []string
 	previews []string
+	// meanwhile runs after the rows are drawn and before the choice is
+	// returned: what happens while a person looks at the picker.
+	meanwhile func()
 }
 
 func (f *fakePicker) Pick(ctx context.Context, _ string, src *picker.Source) (picker.Item, error) {
@@ -104,6 +107,9 @@ func (f *fakePicker) Pick(ctx context.Context, _ string, src *picker.Source) (pi
 	}
 	if f.err != nil {
 		return nil, f.err
+	}
+	if f.meanwhile != nil {
+		f.meanwhile()
 	}
 	return items[f.choose], nil
 }

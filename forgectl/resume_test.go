@@ -326,3 +326,27 @@ func TestVerboseReportsBrokenLines(t *testing.T) {
 
 // The picker opens over the rows it cached last time while it lists
 // afresh; whatever row is chosen, the fresh listing decides what happens.
+
+// A choice is decided against the registry and the disk as they are when
+// Enter is pressed, not as the listing saw them: a session that started
+// running while the picker was open is refused, one whose transcript went
+// is an error.
+func TestPickerChoiceUsesFreshFacts(t *testing.T) {
+	h, _, _ := demo(t)
+	p := &fakePicker{choose: 0, meanwhile: func() { h.live(idLogin) }}
+	r := h.runWith(true, p, nil, "resume")
+	if r.code != 2 || r.exec != nil || !strings.Contains(r.stderr, "session "+idLogin+" is running") {
+		t.Fatalf("went live meanwhile: %d %q", r.code, r.stderr)
+	}
+	h2, _, _ := demo(t)
+	p = &fakePicker{choose: 1, meanwhile: func() {
+		matches, _ := filepath.Glob(filepath.Join(h2.claude, "projects", "*", idPages+".jsonl"))
+		for _, m := range matches {
+			os.Remove(m)
+		}
+	}}
+	r = h2.runWith(true, p, nil, "resume")
+	if r.code != 1 || r.exec != nil || !strings.Contains(r.stderr, "no longer on disk") || !strings.Contains(r.stderr, "hint:") {
+		t.Fatalf("transcript gone meanwhile: %d %q", r.code, r.stderr)
+	}
+}
