@@ -10,6 +10,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/exitcode"
+	wire "forgectl.dev/shared/verdict"
 )
 
 // verdict is `forgectl resume --dry-run --json`: whether `forgectl resume
@@ -17,19 +18,7 @@ import (
 // resume restart asks, before it stops a session, whether the relaunch it
 // will type can succeed: the answer comes from this same resolution, not
 // from a copy of its rules.
-type verdict struct {
-	OK bool `json:"ok"`
-	// Reason names the first refusal; "" when OK.
-	Reason     string   `json:"reason"`
-	Error      string   `json:"error"`
-	Hint       string   `json:"hint"`
-	ExitCode   int      `json:"exit_code"`
-	SessionID  string   `json:"session_id"`
-	Cwd        string   `json:"cwd"`
-	Transcript string   `json:"transcript_path"`
-	Binary     string   `json:"binary"`
-	Argv       []string `json:"argv"`
-}
+type verdict struct{ wire.Verdict }
 
 // verdictFields documents verdict for --help.
 const verdictFields = `VERDICT (--dry-run --json: one object on stdout; the exit code is unchanged)
@@ -76,7 +65,7 @@ func (a *app) resumeVerdict(ctx context.Context, o resumeOpts, asJSON bool, stop
 	if !asJSON {
 		return a.resume(ctx, o)
 	}
-	v := &verdict{Argv: []string{}}
+	v := &verdict{wire.Verdict{Argv: []string{}}}
 	a.verdict = v
 	stdout, stderr := a.stdout, a.stderr
 	var said bytes.Buffer

@@ -33,6 +33,8 @@ import (
 	"syscall"
 	"time"
 
+	"forgectl.dev/shared/verdict"
+
 	"forgectl.dev/shared/proc"
 )
 
@@ -40,19 +42,8 @@ import (
 // takes seconds.
 const DefaultTimeout = 60 * time.Second
 
-// Verdict is forgectl's answer; its fields are forgectl's VERDICT table.
-type Verdict struct {
-	OK         bool     `json:"ok"`
-	Reason     string   `json:"reason"`
-	Error      string   `json:"error"`
-	Hint       string   `json:"hint"`
-	ExitCode   int      `json:"exit_code"`
-	SessionID  string   `json:"session_id"`
-	Cwd        string   `json:"cwd"`
-	Transcript string   `json:"transcript_path"`
-	Binary     string   `json:"binary"`
-	Argv       []string `json:"argv"`
-}
+// Verdict is forgectl's answer (its VERDICT table).
+type Verdict = verdict.Verdict
 
 // SessionEnv names the variables taken from the session's environment:
 // everything forgectl resume reads to find the session, its config and
