@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/shared/cchome"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -108,44 +110,22 @@ func (h *searchHome) row(s genSession, typ string, message any, extra string) st
 		typ, msg, extra, time.Now().UnixNano(), time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), s.Entrypoint, s.Cwd, s.SessionID, s.Version, s.Branch)
 }
 
-type kv []any // a JSON object with keys in order
-
-func (o kv) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i := 0; i < len(o); i += 2 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(o[i])
-		v, err := json.Marshal(o[i+1])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
 func (h *searchHome) promptRow(s genSession, text string) string {
-	return h.row(s, "user", kv{"role", "user", "content", text}, "")
+	return h.row(s, "user", cchome.Object{"role", "user", "content", text}, "")
 }
 
 func (h *searchHome) replyRow(s genSession, text string) string {
-	return h.row(s, "assistant", kv{"id", "msg_planted", "type", "message", "role", "assistant", "model", "claude-sonnet-4-6",
-		"content", []any{kv{"type", "text", "text", text}}}, "")
+	return h.row(s, "assistant", cchome.Object{"id", "msg_planted", "type", "message", "role", "assistant", "model", "claude-sonnet-4-6",
+		"content", []any{cchome.Object{"type", "text", "text", text}}}, "")
 }
 
-func (h *searchHome) toolRow(s genSession, name string, input kv) string {
-	return h.row(s, "assistant", kv{"id", "msg_planted", "type", "message", "role", "assistant", "model", "claude-sonnet-4-6",
-		"content", []any{kv{"type", "tool_use", "id", "toolu_planted", "name", name, "input", input}}}, "")
+func (h *searchHome) toolRow(s genSession, name string, input cchome.Object) string {
+	return h.row(s, "assistant", cchome.Object{"id", "msg_planted", "type", "message", "role", "assistant", "model", "claude-sonnet-4-6",
+		"content", []any{cchome.Object{"type", "tool_use", "id", "toolu_planted", "name", name, "input", input}}}, "")
 }
 
 func (h *searchHome) resultRow(s genSession, text string) string {
-	return h.row(s, "user", kv{"role", "user", "content", []any{kv{"tool_use_id", "toolu_planted", "type", "tool_result", "content", text}}}, "")
+	return h.row(s, "user", cchome.Object{"role", "user", "content", []any{cchome.Object{"tool_use_id", "toolu_planted", "type", "tool_result", "content", text}}}, "")
 }
 
 func (h *searchHome) plant(s genSession, lines ...string) {
@@ -241,8 +221,8 @@ func TestE2ESearchPlantedPhrases(t *testing.T) {
 	h.insertAt(huge, 0.5, h.promptRow(huge, "now the narwhal tesseract part"))
 	// A reply, a Bash command, a file path an Edit touched.
 	h.plant(v[0], h.replyRow(v[0], "The axolotl verdict: it rounds half to even."))
-	h.plant(v[1], h.toolRow(v[1], "Bash", kv{"command", "make wombat-deploy ENV=staging", "description", "Deploy to staging"}))
-	h.plant(v[2], h.toolRow(v[2], "Edit", kv{"file_path", "/src/pangolin/ledger.go", "old_string", "a", "new_string", "b"}))
+	h.plant(v[1], h.toolRow(v[1], "Bash", cchome.Object{"command", "make wombat-deploy ENV=staging", "description", "Deploy to staging"}))
+	h.plant(v[2], h.toolRow(v[2], "Edit", cchome.Object{"file_path", "/src/pangolin/ledger.go", "old_string", "a", "new_string", "b"}))
 	// Two words in two messages of one session, decoys holding each alone.
 	h.plant(v[3], h.promptRow(v[3], "look at the ocelot config"), h.replyRow(v[3], "The marmalade flag is off."))
 	h.plant(v[4], h.promptRow(v[4], "only an ocelot here"))

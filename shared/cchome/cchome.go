@@ -139,3 +139,31 @@ func Prompt(cwd, id, branch, entrypoint, prompt string) string {
 func Title(id, title string) string {
 	return fmt.Sprintf(`{"type":"custom-title","customTitle":%q,"sessionId":%q}`+"\n", title, id)
 }
+
+// Object is a JSON object whose keys keep the order they are given in,
+// key, value, key, value…, as Claude Code writes its rows (the listing's
+// and the search's byte prefilters depend on where keys stand).
+type Object []any
+
+func (o Object) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := 0; i+1 < len(o); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(o[i])
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(o[i+1])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/shared/cchome"
+
 	"forgectl.dev/shared/jsonl"
 	"github.com/google/go-cmp/cmp"
 )
@@ -40,36 +42,13 @@ func conv(typ string, message any, extra string, sec int) string {
 		typ, m, extra, sec, ts(sec), sid)
 }
 
-// ordered is a JSON object whose keys keep their order, as Claude Code's do.
-type ordered []any
-
-func (o ordered) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i := 0; i < len(o); i += 2 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(o[i])
-		v, err := json.Marshal(o[i+1])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
-}
-
 func prompt(text string, sec int) string {
-	return conv("user", ordered{"role", "user", "content", text}, "", sec)
+	return conv("user", cchome.Object{"role", "user", "content", text}, "", sec)
 }
 
 func reply(text string, sec int) string {
-	return conv("assistant", ordered{"id", "msg_1", "type", "message", "role", "assistant", "model", "claude-sonnet-4-6",
-		"content", []any{ordered{"type", "text", "text", text}}, "stop_reason", nil}, `,"requestedModel":"sonnet"`, sec)
+	return conv("assistant", cchome.Object{"id", "msg_1", "type", "message", "role", "assistant", "model", "claude-sonnet-4-6",
+		"content", []any{cchome.Object{"type", "text", "text", text}}, "stop_reason", nil}, `,"requestedModel":"sonnet"`, sec)
 }
 
 func toolUse(name string, input map[string]any, sec int) string {
@@ -77,9 +56,9 @@ func toolUse(name string, input map[string]any, sec int) string {
 		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": name, "input": input}}}, "", sec)
 }
 
-func toolUseOrdered(name string, input ordered, sec int) string {
-	return conv("assistant", ordered{"id", "msg_2", "type", "message", "role", "assistant", "model", "claude-sonnet-4-6",
-		"content", []any{ordered{"type", "tool_use", "id", "toolu_1", "name", name, "input", input}}}, "", sec)
+func toolUseOrdered(name string, input cchome.Object, sec int) string {
+	return conv("assistant", cchome.Object{"id", "msg_2", "type", "message", "role", "assistant", "model", "claude-sonnet-4-6",
+		"content", []any{cchome.Object{"type", "tool_use", "id", "toolu_1", "name", name, "input", input}}}, "", sec)
 }
 
 func toolResultRow(text string, sec int) string {
@@ -177,9 +156,9 @@ func TestFastPathsAgreeWithTheDecoder(t *testing.T) {
 	texts := []string{"plain", `q"uote`, `back\slash`, "new\nline\ttab", "naïve ☃ 𝄞", "\u2028sep", "<b>&amp;</b>", ""}
 	for _, s := range texts {
 		tools := []string{
-			toolUseOrdered("Bash", ordered{"command", s, "description", "d " + s, "timeout", 5, "run_in_background", false}, 1),
-			toolUseOrdered("Edit", ordered{"file_path", "/src/" + s, "old_string", s, "new_string", "x" + s, "replace_all", true}, 1),
-			toolUseOrdered("Grep", ordered{"pattern", s, "path", "/src", "-n", true, "head_limit", -1, "glob", nil}, 1),
+			toolUseOrdered("Bash", cchome.Object{"command", s, "description", "d " + s, "timeout", 5, "run_in_background", false}, 1),
+			toolUseOrdered("Edit", cchome.Object{"file_path", "/src/" + s, "old_string", s, "new_string", "x" + s, "replace_all", true}, 1),
+			toolUseOrdered("Grep", cchome.Object{"pattern", s, "path", "/src", "-n", true, "head_limit", -1, "glob", nil}, 1),
 		}
 		for _, line := range append([]string{prompt(s, 1), reply(s, 1)}, tools...) {
 			var fast, slow extractor
