@@ -215,16 +215,17 @@ func readJoins(opt Options) *joins {
 // row summarises one transcript and makes its row.
 func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bool) slot {
 	var sl slot
-	old, off := ix.lookup(f.path())
+	path := f.path() // once: the lookup, the reads and the row share it
+	old, off := ix.lookup(path)
 	sl.stored = old != nil
-	ent, scanned, err := summarise(sc, f, old)
+	ent, scanned, err := summarise(sc, f, path, old)
 	sl.scanned = scanned
 	if err != nil {
 		sl.problem = err
 		return sl
 	}
-	ent, sl.problem = sidecar(f, ent)
-	s := build(f, ent)
+	ent, sl.problem = sidecar(f, path, ent)
+	s := build(f, path, ent)
 	if rec := j.snaps[s.ID]; rec != nil {
 		s.Snapshot = rec
 		if derivedName(s.NameSource) && rec.Name != "" {
@@ -492,7 +493,7 @@ func Indexed(opt Options, fn func(*Session)) (int, error) {
 		dir, name := filepath.Split(path)
 		dir = filepath.Clean(dir)
 		f := fileRef{dir: &dir, name: name, ino: ent.Ino, size: ent.Size, mt: ent.MtimeNs}
-		s := build(&f, ent)
+		s := build(&f, path, ent)
 		s.Repo, s.CwdExists = repos.repo(s.Cwd)
 		fn(&s)
 		n++

@@ -70,7 +70,7 @@ type Session struct {
 }
 
 // build makes the row of a transcript from its record.
-func build(f *fileRef, ent *indexEntry) Session {
+func build(f *fileRef, path string, ent *indexEntry) Session {
 	sum := &ent.Sum
 	s := Session{
 		ID:           strings.TrimSuffix(f.name, ".jsonl"),
@@ -82,7 +82,7 @@ func build(f *fileRef, ent *indexEntry) Session {
 		Entrypoint:   sum.Entrypoint,
 		Version:      sum.Version,
 		Size:         f.size,
-		Transcript:   f.path(),
+		Transcript:   path,
 		Messages:     sum.Messages,
 		BrokenLines:  sum.BrokenLines,
 	}

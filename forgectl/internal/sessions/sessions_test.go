@@ -197,7 +197,7 @@ func TestUnreadableTranscriptIsNotCached(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "x.jsonl")
 	os.Mkdir(bad, 0o700) // opens, but every read fails (EISDIR)
-	ent, scanned, err := summarise(jsonl.NewScanner(nil, 0), &fileRef{dir: &dir, name: "x.jsonl", size: 10, mt: 1}, nil)
+	ent, scanned, err := summarise(jsonl.NewScanner(nil, 0), &fileRef{dir: &dir, name: "x.jsonl", size: 10, mt: 1}, bad, nil)
 	if ent != nil || err == nil || !scanned {
 		t.Fatalf("ent %v err %v scanned %v", ent, err, scanned)
 	}

@@ -63,7 +63,7 @@ func readAt(f *os.File, b []byte, off int64) bool {
 // summarise brings one transcript's record up to date: it reads the bytes
 // appended since old was taken, or the whole file when there is no usable
 // record or the file was rewritten. It reports whether it had to read.
-func summarise(sc *jsonl.Scanner, f *fileRef, old *indexEntry) (*indexEntry, bool, error) {
+func summarise(sc *jsonl.Scanner, f *fileRef, path string, old *indexEntry) (*indexEntry, bool, error) {
 	if old != nil && old.Ino == f.ino && old.Size == f.size && old.MtimeNs == f.mt {
 		return old, false, nil
 	}
@@ -71,7 +71,7 @@ func summarise(sc *jsonl.Scanner, f *fileRef, old *indexEntry) (*indexEntry, boo
 	if old != nil {
 		ent.Side, ent.Tasks = old.Side, old.Tasks
 	}
-	fh, err := os.Open(f.path())
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, true, err
 	}
@@ -98,11 +98,11 @@ func summarise(sc *jsonl.Scanner, f *fileRef, old *indexEntry) (*indexEntry, boo
 // one: a session with a folder whose transcript carries no title row (a row
 // wins over the file, so most renamed sessions need no look). It returns
 // ent itself when nothing changed, else an updated copy.
-func sidecar(f *fileRef, ent *indexEntry) (*indexEntry, error) {
+func sidecar(f *fileRef, path string, ent *indexEntry) (*indexEntry, error) {
 	if ent.Sum.CustomTitle != "" || ent.Sum.AgentName != "" {
 		return ent, nil
 	}
-	p := transcript.SidecarPath(f.path(), strings.TrimSuffix(f.name, ".jsonl"))
+	p := transcript.SidecarPath(path, strings.TrimSuffix(f.name, ".jsonl"))
 	side := sideEntry{Size: -1}
 	var st unix.Stat_t
 	// No folder, no file: nothing to stat, but a title remembered from a
