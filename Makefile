@@ -12,7 +12,7 @@ DIST ?= $(CURDIR)/dist
 PREFIX ?= $(HOME)/.local
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
-.PHONY: all build demo test vet fmt-check gowork-off darwin unit fuzz-brief fuzz bench bench-100k contract dist install clean
+.PHONY: all build demo test test-deps vet fmt-check gowork-off darwin unit fuzz-brief fuzz bench bench-100k contract dist install clean
 
 all: build
 
@@ -98,8 +98,14 @@ demo: build
 	@echo "  HOME=$(DEMO) CLAUDE_CONFIG_DIR= FORGECTL_CONFIG_DIR=$(DEMO)/.config/forgectl PATH=$(DEMO)/bin:\$$PATH $(BIN)/forgectl resume"
 
 # Every test: formatting, vet, the race-enabled suites of every module, and
-# every module built on its own (GOWORK=off) as a release would be.
-test: fmt-check vet gowork-off darwin unit fuzz-brief
+# every module built on its own (GOWORK=off) as a release would be. The
+# programs the tests drive (tmux, the shells, groff, patch, jq) come first:
+# installed when we are root, else named in one line before any test runs.
+test: test-deps
+	@$(MAKE) --no-print-directory fmt-check vet gowork-off darwin unit fuzz-brief
+
+test-deps:
+	@tools/testdeps/testdeps.sh
 
 fmt-check:
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -46,7 +46,8 @@ wrongtype)
 hang)
   printf '%s\n' '{"error":{"code":"pane_not_found","message":"x"},"id":"cli:pane:run"}' >&2
   sleep 300 &
-  echo $! > "$STUB_DIR/child"
+  # Renamed into place, so a test that sees the file sees the whole pid.
+  echo $! > "$STUB_DIR/child.tmp" && mv "$STUB_DIR/child.tmp" "$STUB_DIR/child"
   wait ;;
 esac
 `
