@@ -12,7 +12,7 @@ DIST ?= $(CURDIR)/dist
 PREFIX ?= $(HOME)/.local
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
-.PHONY: all build demo test test-deps vet fmt-check gowork-off darwin unit fuzz-brief fuzz bench bench-100k contract dist install clean
+.PHONY: all build demo test test-deps vet fmt-check gowork-off darwin unit fuzz-brief fuzz bench bench-100k samecheck contract dist install clean
 
 all: build
 
@@ -173,6 +173,18 @@ bench: build
 bench-100k: build
 	@mkdir -p .bench
 	@(cd tools && go run ./benchls -bin $(BIN) -work $(CURDIR)/.bench -sessions 100000 -runs 3 -remove-home)
+
+# Nothing a user sees changed: build OLD (a commit) beside this tree and
+# compare what both print on the demo, lineage and 10,000-session homes
+# (tools/samecheck; SCALE=0 skips the big one). OLD defaults to HEAD~1.
+OLD ?= HEAD~1
+SCALE ?= 10000
+samecheck: build
+	@rm -rf .bench/old-src .bench/old-bin && mkdir -p .bench
+	@git worktree add -q --detach .bench/old-src $(OLD)
+	@$(MAKE) --no-print-directory -C .bench/old-src build BIN=$(CURDIR)/.bench/old-bin >/dev/null; rc=$$?; \
+		git worktree remove --force .bench/old-src; [ $$rc -eq 0 ] || exit $$rc
+	@(cd tools && go run ./samecheck -old $(CURDIR)/.bench/old-bin -new $(BIN) -work $(CURDIR)/.bench -scale $(SCALE))
 
 # Contract tests against the real Claude Code: pinned CLIs from the npm
 # registry into ~/.cache/forgectl-contract (outside the repo), run offline in
