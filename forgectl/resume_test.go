@@ -324,9 +324,6 @@ func TestVerboseReportsBrokenLines(t *testing.T) {
 	}
 }
 
-// The picker opens over the rows it cached last time while it lists
-// afresh; whatever row is chosen, the fresh listing decides what happens.
-
 // A choice is decided against the registry and the disk as they are when
 // Enter is pressed, not as the listing saw them: a session that started
 // running while the picker was open is refused, one whose transcript went

@@ -8,5 +8,3 @@ require (
 )
 
 require golang.org/x/sys v0.50.0 // indirect
-
-replace forgectl.dev/shared => ../shared

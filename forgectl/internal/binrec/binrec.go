@@ -1,5 +1,5 @@
 // Package binrec writes and reads the compact binary records of forgectl's
-// caches (the transcript index, the picker's rows): varints and
+// transcript index: varints and
 // length-prefixed strings appended to one byte slice, read back from one
 // string.
 //
