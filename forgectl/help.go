@@ -96,8 +96,15 @@ FLAGS
               start of the line; the tree with the newest activity first,
               children newest first. A parent that is hidden or filtered out
               is stepped over: the child goes under the nearest ancestor
-              shown. With --json: the same objects, each with a "children"
-              array of the objects below it ([] for none).
+              shown. Indentation stops at 8 levels: a deeper row keeps that
+              indentation and shows its depth where the glyph would be,
+              "…(12) " for a session 12 below its root. With --json: the same
+              objects, each with a "children" array of the objects below it
+              ([] for none), nested at most 64 sessions below a root (jq 1.6
+              and 1.7 stop at 256 levels of JSON, about 85 sessions): the
+              sessions deeper than that are listed flat, in tree order, in
+              the children of their ancestor 63 below the root, each naming
+              its parent in parent_session_id.
   --roots     only sessions that are nobody's child among those shown (one
               row per line of work); composes with FILTER and --all. A
               session whose parent's transcript is gone counts as a root.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -54,15 +55,25 @@ func shortID(id string) string {
 }
 
 // family is the listing's lineage, indexed both ways: each session's parent
-// row and its children (newest first, as listed).
+// row and its children (newest first, as listed). Every walk along it is
+// linear in the listing's length, however deep its chains: a home can hold
+// a chain of thousands (a /clear loop, a script forking again and again),
+// and damaged or hand-made files can make parents name each other.
 type family struct {
 	list     []sessions.Session
 	byID     map[string]int
 	children map[int][]int
+	up       []int  // each row's parent row, -1 for none
+	cyclic   []bool // rows whose parents lead back to them
+	cycles   [][]int
+	// steps counts the parent links the walks followed, so that a test
+	// can check they stay linear (a timing could not say so reliably).
+	steps int
 }
 
 func newFamily(list []sessions.Session) *family {
-	f := &family{list: list, byID: make(map[string]int, len(list)), children: map[int][]int{}}
+	f := &family{list: list, byID: make(map[string]int, len(list)), children: map[int][]int{},
+		up: make([]int, len(list)), cyclic: make([]bool, len(list))}
 	for i := range list {
 		// The newest of two transcripts with one id (a copy under another
 		// project) stands for it, as resume picks it.
@@ -71,77 +82,148 @@ func newFamily(list []sessions.Session) *family {
 		}
 	}
 	for i := range list {
-		if p, ok := f.parent(i); ok {
-			f.children[p] = append(f.children[p], i)
+		f.up[i] = -1
+		if id := list[i].ParentID; id != "" {
+			if p, ok := f.byID[id]; ok && p != i {
+				f.up[i] = p
+				f.children[p] = append(f.children[p], i)
+			}
 		}
 	}
+	f.findCycles()
 	return f
 }
 
-// parent is the listed row of i's parent.
-func (f *family) parent(i int) (int, bool) {
-	id := f.list[i].ParentID
-	if id == "" {
-		return 0, false
+// findCycles marks the rows whose parents lead back to them (only damaged
+// or hand-made files can say so; such a session is shown as a root rather
+// than lost). Each row has one parent, so following parents from every row
+// in turn, and stopping at a row an earlier walk finished, visits each
+// row once.
+func (f *family) findCycles() {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, len(f.list))
+	at := make([]int, len(f.list)) // a row's place in the current path
+	var path []int
+	for i := range f.list {
+		path = path[:0]
+		k := i
+		for k >= 0 && state[k] == unseen {
+			f.steps++
+			state[k], at[k] = onPath, len(path)
+			path = append(path, k)
+			k = f.up[k]
+		}
+		if k >= 0 && state[k] == onPath {
+			// The path came back to itself: from k on it is a cycle.
+			c := append([]int(nil), path[at[k]:]...)
+			for _, m := range c {
+				f.cyclic[m] = true
+			}
+			f.cycles = append(f.cycles, c)
+		}
+		for _, m := range path {
+			state[m] = done
+		}
 	}
-	p, ok := f.byID[id]
-	return p, ok && p != i
 }
 
-// inCycle reports whether following parents from i comes back to i (only
-// damaged or hand-made files can say so; such a session is shown as a root
-// rather than lost).
-func (f *family) inCycle(i int) bool {
-	seen := map[int]bool{}
-	for k := i; ; {
-		p, ok := f.parent(k)
-		if !ok {
-			return false
-		}
-		if p == i {
-			return true
-		}
-		if seen[p] {
-			return false // a cycle above i, not through it
-		}
-		seen[p] = true
-		k = p
+// shownParents gives each row's nearest ancestor that shown holds, or -1:
+// a hidden or filtered-out parent is stepped over, so a child stays under
+// the line of work it belongs to. A row in a cycle has none. Each row's
+// answer is worked out once and reused by the rows below it.
+func (f *family) shownParents(shown []bool) []int {
+	const unknown = -2
+	// through[k] is the nearest of k and its ancestors that is shown.
+	through := make([]int, len(f.list))
+	for k := range through {
+		through[k] = unknown
 	}
+	// Around a cycle, the nearest shown member following parents: start
+	// from a shown one and go round against the parent links.
+	for _, c := range f.cycles {
+		s := -1
+		for k, m := range c {
+			if shown[m] {
+				s = k
+				break
+			}
+		}
+		if s < 0 {
+			for _, m := range c {
+				through[m] = -1
+			}
+			continue
+		}
+		// c[k]'s parent is c[k+1] (and the last one's is c[0]).
+		through[c[s]] = c[s]
+		for n := 1; n < len(c); n++ {
+			f.steps++
+			k := (s - n + len(c)) % len(c)
+			if shown[c[k]] {
+				through[c[k]] = c[k]
+			} else {
+				through[c[k]] = through[c[(k+1)%len(c)]]
+			}
+		}
+	}
+	var path []int
+	for i := range f.list {
+		path = path[:0]
+		v := -1
+		for k := i; ; {
+			f.steps++
+			if through[k] != unknown {
+				v = through[k]
+				break
+			}
+			if shown[k] {
+				through[k], v = k, k
+				break
+			}
+			path = append(path, k)
+			if k = f.up[k]; k < 0 {
+				break
+			}
+		}
+		for _, m := range path {
+			through[m] = v
+		}
+	}
+	out := make([]int, len(f.list))
+	for i := range out {
+		out[i] = -1
+		if p := f.up[i]; p >= 0 && !f.cyclic[i] {
+			out[i] = through[p]
+		}
+	}
+	return out
 }
 
-// shownParent is the nearest ancestor of i that shown holds, or -1: a
-// hidden or filtered-out parent is stepped over, so a child stays under
-// the line of work it belongs to.
-func (f *family) shownParent(i int, shown map[int]bool) int {
-	if f.inCycle(i) {
-		return -1
+// shownSet marks the listed rows idx names.
+func shownSet(n int, idx []int) []bool {
+	shown := make([]bool, n)
+	for _, i := range idx {
+		shown[i] = true
 	}
-	seen := map[int]bool{}
-	for k := i; ; {
-		p, ok := f.parent(k)
-		if !ok || seen[p] {
-			return -1
-		}
-		if shown[p] {
-			return p
-		}
-		seen[p] = true
-		k = p
-	}
+	return shown
 }
 
 // roots keeps the hits that are nobody's child among the sessions the
 // listing shows (hidden ones count only with --all): one row per line of
 // work. A session whose parent's transcript is gone is a root.
 func roots(list []sessions.Session, hits, visible []int) []int {
-	f := newFamily(list)
-	shown := make(map[int]bool, len(visible))
-	for _, i := range visible {
-		shown[i] = true
-	}
+	return newFamily(list).roots(hits, visible)
+}
+
+func (f *family) roots(hits, visible []int) []int {
+	parent := f.shownParents(shownSet(len(f.list), visible))
 	out := make([]int, 0, len(hits))
 	for _, i := range hits {
-		if f.shownParent(i, shown) < 0 {
+		if parent[i] < 0 {
 			out = append(out, i)
 		}
 	}
@@ -159,68 +241,123 @@ type treeNode struct {
 // nearest printed ancestor, children newest first, and the tree whose
 // newest activity is latest first.
 func buildTree(list []sessions.Session, hits []int) []*treeNode {
-	f := newFamily(list)
-	shown := make(map[int]bool, len(hits))
-	for _, i := range hits {
-		shown[i] = true
-	}
+	return newFamily(list).tree(hits)
+}
+
+func (f *family) tree(hits []int) []*treeNode {
+	parent := f.shownParents(shownSet(len(f.list), hits))
 	nodes := make(map[int]*treeNode, len(hits))
 	for _, i := range hits {
-		nodes[i] = &treeNode{i: i, newest: list[i].LastActivity}
+		nodes[i] = &treeNode{i: i, newest: f.list[i].LastActivity}
 	}
 	var top []*treeNode
 	for _, i := range hits { // newest first, so children come out in order
-		if p := f.shownParent(i, shown); p >= 0 {
+		if p := parent[i]; p >= 0 {
 			nodes[p].children = append(nodes[p].children, nodes[i])
 		} else {
 			top = append(top, nodes[i])
 		}
 	}
-	var newest func(n *treeNode) time.Time
-	newest = func(n *treeNode) time.Time {
+	// A subtree's newest activity: children before their parents, which
+	// is the reverse of the order a walk from the top meets them in.
+	order := preorder(top)
+	for k := len(order) - 1; k >= 0; k-- {
+		n := order[k].n
 		for _, c := range n.children {
-			if t := newest(c); t.After(n.newest) {
-				n.newest = t
+			if c.newest.After(n.newest) {
+				n.newest = c.newest
 			}
 		}
-		return n.newest
-	}
-	for _, n := range top {
-		newest(n)
 	}
 	sort.SliceStable(top, func(a, b int) bool { return top[a].newest.After(top[b].newest) })
 	return top
 }
 
+// placed is a node met by a walk of the forest, with its depth (a root's
+// is 0) and whether it is its parent's last child.
+type placed struct {
+	n     *treeNode
+	depth int
+	last  bool
+}
+
+// preorder lists the forest as it is printed, parents before their
+// children. It keeps its own stack: a chain thousands deep is thousands
+// of levels.
+func preorder(forest []*treeNode) []placed {
+	var out []placed
+	stack := make([]placed, 0, len(forest))
+	for k := len(forest) - 1; k >= 0; k-- {
+		stack = append(stack, placed{forest[k], 0, k == len(forest)-1})
+	}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, p)
+		for k := len(p.n.children) - 1; k >= 0; k-- {
+			stack = append(stack, placed{p.n.children[k], p.depth + 1, k == len(p.n.children)-1})
+		}
+	}
+	return out
+}
+
+// treeIndent is how many levels the text tree indents: 8 levels of glyphs
+// take 24 columns before the 36 of the id, so an 80-column terminal still
+// shows the id whole. A deeper row stays at that indentation and says its
+// depth instead, "…(12) " where its glyph would be.
+const treeIndent = 8
+
 // writeTree prints the forest as the ls table, each child below its parent
 // behind tree glyphs at the start of its line.
 func writeTree(w io.Writer, now time.Time, list []sessions.Session, forest []*treeNode) error {
 	t := newTable(w, now, true)
-	var walk func(n *treeNode, lead, glyph string)
-	walk = func(n *treeNode, lead, glyph string) {
-		c := t.cells(&list[n.i])
-		c[0] = lead + glyph + c[0]
+	// lead[d] is what stands before the glyph of a row d deep: a column
+	// per ancestor below the roots, "│  " while that ancestor has a later
+	// sibling still to come. Capped at treeIndent columns, it costs each
+	// row a bounded copy.
+	var lead []string
+	for _, p := range preorder(forest) {
+		c := t.cells(&list[p.n.i])
+		d := p.depth
+		glyph := "├─ "
+		if p.last {
+			glyph = "└─ "
+		}
+		switch {
+		case d == 0:
+			lead = lead[:0]
+		case d <= treeIndent:
+			c[0] = lead[d-1] + glyph + c[0]
+		default:
+			c[0] = lead[treeIndent] + "…(" + strconv.Itoa(d) + ") " + c[0]
+		}
 		t.addCells(c)
-		next := lead
-		switch glyph {
-		case "├─ ":
-			next += "│  "
-		case "└─ ":
-			next += "   "
-		}
-		for k, c := range n.children {
-			g := "├─ "
-			if k == len(n.children)-1 {
-				g = "└─ "
+		if d < treeIndent+1 {
+			// The lead of this row's children.
+			next := ""
+			switch {
+			case d == 0:
+			case p.last:
+				next = lead[d-1] + "   "
+			default:
+				next = lead[d-1] + "│  "
 			}
-			walk(c, next, g)
+			lead = append(lead[:d], next)
 		}
-	}
-	for _, n := range forest {
-		walk(n, "", "")
 	}
 	return t.close()
 }
+
+// treeJSONDepth is the deepest --tree --json nests an object below its
+// root (a root is at depth 0). jq 1.6 to 1.7.1 refuse input nested more
+// than 256 deep, counting an object twice (for the key being read), and
+// each level of the tree costs three: its object, the "children" key and
+// the array; jq 1.6 failed on a chain 86 long. At 64, the deepest value
+// is 197 deep, which leaves room for a consumer that wraps the array
+// again. The sessions deeper in the tree are listed flat, in tree order,
+// in the children of their ancestor at depth 63, each with children []
+// and its parent_session_id naming the session it came from.
+const treeJSONDepth = 64
 
 // writeTreeJSON prints the forest as the ls --json array, each object with
 // a "children" array of the same objects ([] for none).
@@ -229,15 +366,28 @@ func writeTreeJSON(w io.Writer, list []sessions.Session, forest []*treeNode) err
 		_, err := io.WriteString(w, "[]\n")
 		return err
 	}
-	var add func(b []byte, n *treeNode) []byte
-	add = func(b []byte, n *treeNode) []byte {
+	open := func(b []byte, n *treeNode) []byte {
 		b = appendSession(b, toJSON(&list[n.i]))
-		b = append(b[:len(b)-1], `,"children":[`...)
-		for k, c := range n.children {
-			if k > 0 {
-				b = append(b, ',')
+		return append(b[:len(b)-1], `,"children":[`...)
+	}
+	// The recursion stops at treeJSONDepth; below it, the walk is flat.
+	var add func(b []byte, n *treeNode, depth int) []byte
+	add = func(b []byte, n *treeNode, depth int) []byte {
+		b = open(b, n)
+		if depth+1 < treeJSONDepth {
+			for k, c := range n.children {
+				if k > 0 {
+					b = append(b, ',')
+				}
+				b = add(b, c, depth+1)
 			}
-			b = add(b, c)
+		} else {
+			for k, p := range preorder(n.children) {
+				if k > 0 {
+					b = append(b, ',')
+				}
+				b = append(open(b, p.n), "]}"...)
+			}
 		}
 		return append(b, "]}"...)
 	}
@@ -245,7 +395,7 @@ func writeTreeJSON(w io.Writer, list []sessions.Session, forest []*treeNode) err
 	b = append(b, "[\n"...)
 	for k, n := range forest {
 		b = append(b, "  "...)
-		b = add(b, n)
+		b = add(b, n, 0)
 		if k < len(forest)-1 {
 			b = append(b, ',')
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -217,5 +218,257 @@ func TestPickRowCarriesTheMark(t *testing.T) {
 	}
 	if row := pickRow(treeNow, &list[11]); strings.Contains(row, "[") {
 		t.Errorf("a root's picker row %q carries a mark", row)
+	}
+}
+
+// chainList is a lineage chain n long, newest first as a listing is: each
+// session made out of the one before it (branch, fork and /clear in turn),
+// the deepest the newest. hide says which depths are hidden.
+func chainList(n int, hide func(depth int) bool) []sessions.Session {
+	rel := []string{"branch", "fork", "clear"}
+	list := make([]sessions.Session, n)
+	for d := 0; d < n; d++ {
+		s := sessions.Session{ID: chainID(d), Name: fmt.Sprintf("step %d", d), LastActivity: treeNow.Add(-time.Duration(n-d) * time.Minute)}
+		if d > 0 {
+			s.ParentID, s.Relation, s.ParentExists = chainID(d-1), rel[d%3], true
+		}
+		if hide != nil && hide(d) {
+			s.Hidden, s.HiddenReason = true, "continued"
+		}
+		list[n-1-d] = s
+	}
+	return list
+}
+
+func chainID(depth int) string { return fmt.Sprintf("c%07d-0000-4000-8000-%012d", depth, depth) }
+
+// --tree and --roots follow each parent link a bounded number of times,
+// however deep the chain: the walks are linear in the listing's length
+// (the count of links followed says so; a timing could not). Before, each
+// session walked up to its root, n²/2 steps for a chain.
+func TestLineageWalksAreLinear(t *testing.T) {
+	const n = 5000
+	ring := func(n int) []sessions.Session {
+		list := chainList(n, nil)
+		list[n-1].ParentID, list[n-1].Relation = list[0].ID, "fork" // the root names the deepest
+		return list
+	}
+	tail := ring(2)
+	tail = append(chainList(n, nil)[:n-1], tail...) // a chain hanging off a 2-ring
+	tail[n-2].ParentID = tail[n-1].ID
+	for name, list := range map[string][]sessions.Session{
+		"a chain":                          chainList(n, nil),
+		"a chain, every other hidden":      chainList(n, func(d int) bool { return d%2 == 1 }),
+		"a chain, all hidden but the ends": chainList(n, func(d int) bool { return d > 0 && d < n-1 }),
+		"a ring":                           ring(n),
+		"a chain off a ring":               tail,
+	} {
+		f := newFamily(list)
+		vis := visible(list, false)
+		r := f.roots(vis, vis)
+		forest := f.tree(vis)
+		t.Logf("%s: %d steps for %d", name, f.steps, len(list))
+		if f.steps > 8*len(list) {
+			t.Errorf("%s of %d: the walks followed %d parent links, want at most %d (linear)", name, len(list), f.steps, 8*len(list))
+		}
+		// Nothing lost: every shown session is printed once, and the
+		// roots are the forest's tops.
+		if got := len(preorder(forest)); got != len(vis) {
+			t.Errorf("%s: the tree prints %d of %d sessions", name, got, len(vis))
+		}
+		if len(r) != len(forest) {
+			t.Errorf("%s: %d roots, the tree has %d", name, len(r), len(forest))
+		}
+	}
+}
+
+// A ring of three with a chain below it and a hidden member: the ring's
+// members are roots (nothing is lost), the chain hangs under the nearest
+// shown member going round, and nothing walks forever.
+func TestLineageCycles(t *testing.T) {
+	at := func(min int) time.Time { return treeNow.Add(-time.Duration(min) * time.Minute) }
+	list := []sessions.Session{
+		{ID: "t2", LastActivity: at(1), ParentID: "t1", Relation: "fork", ParentExists: true},
+		{ID: "t1", LastActivity: at(2), ParentID: "r1", Relation: "fork", ParentExists: true},
+		{ID: "r1", LastActivity: at(3), ParentID: "r2", Relation: "fork", ParentExists: true, Hidden: true},
+		{ID: "r2", LastActivity: at(4), ParentID: "r3", Relation: "branch", ParentExists: true},
+		{ID: "r3", LastActivity: at(5), ParentID: "r1", Relation: "clear", ParentExists: true},
+		{ID: "me", LastActivity: at(6), ParentID: "me", Relation: "fork", ParentExists: true},
+	}
+	vis := visible(list, false)
+	if d := cmp.Diff([]string{"r2", "r3", "me"}, ids(list, roots(list, vis, vis))); d != "" {
+		t.Errorf("roots (-want +got):\n%s", d)
+	}
+	var got []string
+	for _, p := range preorder(buildTree(list, vis)) {
+		got = append(got, strings.Repeat("  ", p.depth)+list[p.n.i].ID)
+	}
+	// t1's parent r1 is hidden: r1's parent r2 is the nearest shown.
+	if d := cmp.Diff([]string{"r2", "  t1", "    t2", "r3", "me"}, got); d != "" {
+		t.Errorf("tree (-want +got):\n%s", d)
+	}
+	vis = visible(list, true)
+	if d := cmp.Diff([]string{"r1", "r2", "r3", "me"}, ids(list, roots(list, vis, vis))); d != "" {
+		t.Errorf("roots --all (-want +got):\n%s", d)
+	}
+}
+
+// Past treeIndent levels the text tree stops indenting: a deeper row keeps
+// the columns of its ancestors and says its depth, "…(9) ", where its
+// glyph would be.
+func TestWriteTreeCapsIndentation(t *testing.T) {
+	list := chainList(11, nil)
+	// s8 is c7's second child, older than c8: it comes after c8's subtree,
+	// so c7's column carries a bar down to it.
+	list = append(list, sessions.Session{ID: "s8000000-0000-4000-8000-000000000000", LastActivity: treeNow.Add(-time.Hour),
+		ParentID: chainID(7), Relation: "fork", ParentExists: true})
+	var b bytes.Buffer
+	if err := writeTree(&b, treeNow, list, buildTree(list, visible(list, false))); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n")[1:] {
+		head, _, _ := strings.Cut(l, "-0000-4000-8000-")
+		got = append(got, head)
+	}
+	pad := strings.Repeat("   ", 6)
+	want := []string{
+		"c0000000",
+		"└─ c0000001",
+		"   └─ c0000002",
+		"      └─ c0000003",
+		"         └─ c0000004",
+		"            └─ c0000005",
+		"               └─ c0000006",
+		pad + "└─ c0000007",
+		pad + "   ├─ c0000008",
+		pad + "   │  …(9) c0000009",
+		pad + "   │  …(10) c0000010",
+		pad + "   └─ s8000000",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("tree (-want +got):\n%s\n%s", d, b.String())
+	}
+
+	// 5,000 deep: no row's lead is longer than treeIndent columns and the
+	// depth mark, and each deep row names its own depth.
+	const n = 5000
+	list = chainList(n, nil)
+	b.Reset()
+	if err := writeTree(&b, treeNow, list, buildTree(list, visible(list, false))); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")[1:]
+	if len(lines) != n {
+		t.Fatalf("%d rows, want %d", len(lines), n)
+	}
+	for d, l := range lines {
+		lead, _, _ := strings.Cut(l, chainID(d))
+		want := strings.Repeat("   ", max(d-1, 0))
+		switch {
+		case d > treeIndent:
+			want = strings.Repeat("   ", treeIndent) + fmt.Sprintf("…(%d) ", d)
+		case d > 0:
+			want += "└─ "
+		}
+		if lead != want {
+			t.Fatalf("row %d: lead %q, want %q", d, lead, want)
+		}
+	}
+}
+
+// --tree --json nests at most treeJSONDepth levels below a root, what jq
+// 1.6 and 1.7 read; the sessions below that are listed flat in the
+// children of their ancestor at depth 63, in tree order, each naming its
+// parent. Nothing is lost.
+func TestWriteTreeJSONCapsNesting(t *testing.T) {
+	const n = 5000
+	list := chainList(n, nil)
+	var b bytes.Buffer
+	if err := writeTreeJSON(&b, list, buildTree(list, visible(list, false))); err != nil {
+		t.Fatal(err)
+	}
+	type node struct {
+		SessionID string `json:"session_id"`
+		ParentID  string `json:"parent_session_id"`
+		Children  []node `json:"children"`
+	}
+	var forest []node
+	if err := json.Unmarshal(b.Bytes(), &forest); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	deepest := 0
+	var walk func(ns []node, depth int)
+	walk = func(ns []node, depth int) {
+		for _, x := range ns {
+			deepest = max(deepest, depth)
+			order = append(order, x.SessionID)
+			if x.Children == nil {
+				t.Fatalf("%s: children is null", x.SessionID)
+			}
+			walk(x.Children, depth+1)
+		}
+	}
+	walk(forest, 0)
+	if deepest != treeJSONDepth {
+		t.Errorf("objects nest %d deep below their root, want %d", deepest, treeJSONDepth)
+	}
+	if len(order) != n {
+		t.Fatalf("%d sessions in the tree, want %d", len(order), n)
+	}
+	for d, id := range order {
+		if id != chainID(d) {
+			t.Fatalf("the tree's session %d is %s, want %s (tree order)", d, id, chainID(d))
+		}
+	}
+	// What jq counts: an array one, an object two (its key being read).
+	if got := jqNesting(t, b.Bytes()); got > 200 {
+		t.Errorf("jq would nest %d deep, past the documented 197", got)
+	}
+}
+
+// jqNesting is the deepest jq's parser (1.6 to 1.7.1, limit 256) stacks
+// while reading data: one per array, two per object while a value of it
+// is read.
+func jqNesting(t *testing.T, data []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var stack []json.Delim
+	deepest := 0
+	depth := func() int {
+		d := 0
+		for _, s := range stack {
+			d += map[json.Delim]int{'[': 1, '{': 2}[s]
+		}
+		return d
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '[' || d == '{' {
+				stack = append(stack, d)
+				deepest = max(deepest, depth())
+			} else {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	return deepest
+}
+
+// ls --help states the caps the code keeps.
+func TestLsHelpDocumentsTheCaps(t *testing.T) {
+	for _, want := range []string{
+		fmt.Sprintf("Indentation stops at %d levels", treeIndent),
+		`"…(12) " for a session 12 below its root`,
+		fmt.Sprintf("nested at most %d sessions below a root", treeJSONDepth),
+		fmt.Sprintf("ancestor %d below the root", treeJSONDepth-1),
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(lsHelp), " "), want) {
+			t.Errorf("ls --help does not say %q", want)
+		}
 	}
 }

@@ -26,7 +26,10 @@
 //     row, or else from the order of the continuations.
 package lineage
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // The relations a session can have to its parent.
 const (
@@ -72,6 +75,26 @@ type Link struct {
 // /clear line may be (observed: 2 to 30 ms; a loaded machine is slower).
 const clearWindow = 5 * time.Second
 
+// clearLate is how far after it the line may be: one machine's clocks, a
+// row stamped a moment early.
+const clearLate = time.Second
+
+// Clears are the prompt history's /clear lines in time order, so that a
+// continuation's line is found by a binary search: a home whose /clear
+// chain is thousands long must not cost every continuation a scan of all
+// of them.
+type Clears struct {
+	ev []ClearEvent
+}
+
+// NewClears orders the history's /clear lines by time; lines of one
+// millisecond keep the history's order.
+func NewClears(ev []ClearEvent) Clears {
+	c := Clears{ev: append([]ClearEvent(nil), ev...)}
+	sort.SliceStable(c.ev, func(a, b int) bool { return c.ev[a].AtMs < c.ev[b].AtMs })
+	return c
+}
+
 // Decide gives a session's parent from its own marks and the history's
 // /clear lines, so a listing can decide each row as it comes. A session
 // copied from another is its branch or fork, whatever else it carries (a
@@ -81,7 +104,7 @@ const clearWindow = 5 * time.Second
 // before the new file's first row; closest also orders a chain of quick
 // /clears in one process); without such a line, the session its process
 // started as. A session never names itself.
-func Decide(n Node, clears []ClearEvent) Link {
+func Decide(n Node, clears Clears) Link {
 	switch {
 	case n.CopiedFrom != "" && n.CopiedFrom != n.ID:
 		return Link{n.CopiedFrom, n.CopiedBy}
@@ -90,7 +113,7 @@ func Decide(n Node, clears []ClearEvent) Link {
 	}
 	parent := ""
 	if at := parseMs(n.ClearedAt); at > 0 {
-		parent = fromHistory(n, at, clears)
+		parent, _ = clears.closest(n.ID, at)
 	}
 	if parent == "" && n.ProcessSession != n.ID {
 		parent = n.ProcessSession
@@ -101,25 +124,37 @@ func Decide(n Node, clears []ClearEvent) Link {
 	return Link{parent, Clear}
 }
 
-// fromHistory finds the /clear line that made n: the closest to n's start,
-// within clearWindow before it (or a second after: one machine's clocks,
-// a row stamped a moment early).
-func fromHistory(n Node, at int64, clears []ClearEvent) string {
-	best := ""
-	var bestGap int64
-	for _, c := range clears {
-		gap := at - c.AtMs
-		if c.SessionID == n.ID || gap < -int64(time.Second/time.Millisecond) || gap > clearWindow.Milliseconds() {
-			continue
-		}
-		if gap < 0 {
-			gap = -gap
-		}
-		if best == "" || gap < bestGap {
-			best, bestGap = c.SessionID, gap
+// closest is the session of the /clear line nearest at, within
+// clearWindow before it or clearLate after it, that is not id's own. In
+// the lines' order (time, then as logged) the nearest on each side of at
+// compete, and on a tie the one before wins (the CLI logs it before the
+// row). It also says how many lines it looked at: those two and the id's
+// own lines next to them (a session logs few), never the whole history.
+func (c Clears) closest(id string, at int64) (string, int) {
+	looked := 0
+	pos := sort.Search(len(c.ev), func(k int) bool { return c.ev[k].AtMs > at })
+	before, after := -1, -1
+	for k := pos - 1; k >= 0 && at-c.ev[k].AtMs <= clearWindow.Milliseconds(); k-- {
+		looked++
+		if c.ev[k].SessionID != id {
+			before = k
+			break
 		}
 	}
-	return best
+	for k := pos; k < len(c.ev) && c.ev[k].AtMs-at <= clearLate.Milliseconds(); k++ {
+		looked++
+		if c.ev[k].SessionID != id {
+			after = k
+			break
+		}
+	}
+	switch {
+	case before >= 0 && (after < 0 || at-c.ev[before].AtMs <= c.ev[after].AtMs-at):
+		return c.ev[before].SessionID, looked
+	case after >= 0:
+		return c.ev[after].SessionID, looked
+	}
+	return "", looked
 }
 
 func parseMs(ts string) int64 {

@@ -191,6 +191,10 @@ type joins struct {
 	files    []fileRef // every transcript the walk found
 	idsOnce  sync.Once
 	ids      []string // their session ids, sorted, once a parent is looked up
+	// clears are the history's /clear lines in time order, made the first
+	// time a session with a lineage marker is decided.
+	clearsOnce sync.Once
+	clears     lineage.Clears
 }
 
 func readJoins(opt Options) *joins {
@@ -273,7 +277,8 @@ func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bo
 // when the walk found its transcript. Few sessions carry a marker, so the
 // set of listed ids is made the first time one does.
 func (j *joins) setLineage(s *Session, m lineage.Marks) {
-	l := lineage.Decide(lineage.Node{ID: s.ID, Marks: m}, j.hist.file.Clears)
+	j.clearsOnce.Do(func() { j.clears = lineage.NewClears(j.hist.file.Clears) })
+	l := lineage.Decide(lineage.Node{ID: s.ID, Marks: m}, j.clears)
 	if l.Parent == "" {
 		return
 	}
