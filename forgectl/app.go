@@ -98,8 +98,14 @@ func (a *app) run(ctx context.Context, args []string) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := a.rootCommand()
-	if err := root.Parse(flagsFirst(args)); err != nil {
-		return a.usageError(err, args)
+	ordered, err := flagsFirst(root, args)
+	if err == nil {
+		err = root.Parse(ordered)
+	} else {
+		ordered = args
+	}
+	if err != nil {
+		return a.usageError(err, commandPath(root, ordered))
 	}
 	if err := root.Run(ctx); err != nil {
 		var ce *codeError
@@ -127,36 +133,44 @@ func exit(code int) error {
 	return &codeError{code}
 }
 
-func (a *app) usageError(err error, args []string) int {
+// usageError reports bad usage; path is the command's words ("resume ls ").
+func (a *app) usageError(err error, path string) int {
 	if errors.Is(err, flag.ErrHelp) {
 		a.stdout.Write(a.flagOut.Bytes())
 		return exitcode.OK
 	}
+	var ue *usageErr
+	if errors.As(err, &ue) {
+		a.errorf("%s", ue.msg)
+		a.hintf("%s", ue.hint)
+		return exitcode.Usage
+	}
 	a.errorf("%s", strings.TrimPrefix(err.Error(), "error parsing commandline arguments: "))
-	a.hintf("run 'forgectl %s--help' for usage", commandWords(args))
+	a.hintf("run 'forgectl %s--help' for usage", path)
 	return exitcode.Usage
 }
 
 // flagsFirst lets flags follow the filter, as people type them
 // ("forgectl resume api --dry-run"): the flag package stops at the first
-// word, so for resume, resume ls and resume search the flags are moved
+// word, so for resume and its subcommands (ls, search) the flags are moved
 // ahead of the words, and "--" is put before the words so that one
-// starting with "-" (after the user's own "--") stays a word. A flag that
-// takes a value (resume --search, --assume-stopped PID, search --limit)
-// keeps the word after it unless written as --flag=value.
-func flagsFirst(args []string) []string {
-	if len(args) == 0 || args[0] != "resume" {
-		return args
+// starting with "-" (after the user's own "--") stays a word.
+//
+// Which flags take a value is read from the FlagSets the commands declare
+// (every flag but a boolean one), so a new flag cannot be missed. A flag
+// that takes one keeps the word after it, unless that word starts with
+// "-": then the value is missing (bad usage), not "--" or the next flag,
+// which would turn "resume --search" into a search for "--" that resumes
+// whatever holds it. A value that starts with "-" is written --flag=-x, or
+// --flag -- -x (the user's "--" ends the flags, and the flag before it
+// takes the first word after it).
+func flagsFirst(root *ffcli.Command, args []string) ([]string, error) {
+	cmd := subcommand(root, "resume")
+	if len(args) == 0 || args[0] != "resume" || cmd == nil {
+		return args, nil
 	}
 	path := []string{"resume"}
 	rest := args[1:]
-	if len(rest) > 0 && (rest[0] == "ls" || rest[0] == "search") {
-		path, rest = append(path, rest[0]), rest[1:]
-	}
-	valued := map[string]bool{"search": true, "assume-stopped": true}
-	if len(path) == 2 && path[1] == "search" {
-		valued = map[string]bool{"limit": true}
-	}
 	var flags, words []string
 	for k := 0; k < len(rest); k++ {
 		w := rest[k]
@@ -164,37 +178,84 @@ func flagsFirst(args []string) []string {
 			words = append(words, rest[k+1:]...)
 			break
 		}
-		if strings.HasPrefix(w, "-") && w != "-" {
-			flags = append(flags, w)
-			if name := strings.TrimLeft(w, "-"); valued[name] && k+1 < len(rest) {
-				flags = append(flags, rest[k+1])
-				k++
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			// The first word may name a subcommand, after flags too:
+			// "forgectl resume --json ls" is still ls.
+			if sub := subcommand(cmd, w); sub != nil && len(path) == 1 && len(words) == 0 {
+				path, cmd = append(path, w), sub
+				continue
 			}
-		} else {
 			words = append(words, w)
-		}
-	}
-	if len(path) == 1 && len(words) > 0 && (words[0] == "ls" || words[0] == "search") {
-		// "forgectl resume --json ls": still the ls subcommand.
-		path, words = append(path, words[0]), words[1:]
-	}
-	out := append(append(path, flags...), "--")
-	return append(out, words...)
-}
-
-// commandWords is the subcommand path in args ("resume ls "), for a hint.
-func commandWords(args []string) string {
-	var b strings.Builder
-	for _, w := range args {
-		if strings.HasPrefix(w, "-") {
-			break
-		}
-		switch w {
-		case "resume", "ls", "search", "launch", "doctor", "init", "completion":
-			b.WriteString(w + " ")
 			continue
 		}
-		break
+		flags = append(flags, w)
+		name, _, inline := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(w, "-"), "-"), "=")
+		f := cmd.FlagSet.Lookup(name)
+		if f == nil || inline || !takesValue(f) {
+			// An unknown flag is the flag package's to report.
+			continue
+		}
+		if k+1 == len(rest) || rest[k+1] == "--" && k+2 == len(rest) {
+			return nil, missingValue(name, "")
+		}
+		switch next := rest[k+1]; {
+		case next == "--":
+			// The user's "--" ends the flags; the flag before it takes
+			// the first word after it.
+			flags = append(flags, rest[k+2])
+			words = append(words, rest[k+3:]...)
+			k = len(rest)
+		case strings.HasPrefix(next, "-") && next != "-":
+			return nil, missingValue(name, next)
+		default:
+			flags = append(flags, next)
+			k++
+		}
+	}
+	out := append(append(path, flags...), "--")
+	return append(out, words...), nil
+}
+
+// takesValue says whether a flag reads a value, as the flag package
+// decides it: every flag but a boolean one.
+func takesValue(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
+}
+
+func subcommand(c *ffcli.Command, name string) *ffcli.Command {
+	for _, s := range c.Subcommands {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// usageErr is bad usage found before the flag package parses the words,
+// with its own hint.
+type usageErr struct{ msg, hint string }
+
+func (e *usageErr) Error() string { return e.msg }
+
+func missingValue(name, next string) error {
+	msg := fmt.Sprintf("flag --%s needs a value", name)
+	if next != "" {
+		msg += fmt.Sprintf(", and %s starts with \"-\" so it is not taken as one", quoted(next))
+	}
+	return &usageErr{msg, fmt.Sprintf(`give it one: --%s VALUE, or --%s=VALUE for a value that starts with "-"`, name, name)}
+}
+
+// commandPath is the subcommand path in args ("resume ls "), for a hint,
+// read from the command tree.
+func commandPath(root *ffcli.Command, args []string) string {
+	var b strings.Builder
+	c := root
+	for _, w := range args {
+		if c = subcommand(c, w); c == nil {
+			break
+		}
+		b.WriteString(w + " ")
 	}
 	return b.String()
 }
@@ -255,7 +316,7 @@ func (a *app) rootCommand() *ffcli.Command {
 				return nil
 			}
 			if len(args) > 0 {
-				a.errorf("unknown command %q", args[0])
+				a.errorf("unknown command %s", quoted(args[0]))
 				a.hintf("run 'forgectl --help' for the list of commands")
 				return exit(exitcode.Usage)
 			}

@@ -62,6 +62,10 @@ FLAGS
               in the preview) or, with no terminal or --dry-run, print the
               candidates and exit 1; a FILTER narrows the hits. See 'forgectl
               resume search --help' for what is searched.
+  Flags may come after the FILTER. A flag's value is the next word, unless
+  that word starts with "-": then the value is missing (exit 2), so a
+  forgotten value never becomes a query. Write --search=-x, or --search --
+  -x (after "--" no word is a flag, and the flag before it takes the first).
 
 REFUSALS (exit 2)
   A running session (two claude processes on one transcript corrupt it): the

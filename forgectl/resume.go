@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -69,6 +71,9 @@ func (a *app) list(ctx context.Context, l listing, fn func(*sessions.Session) er
 			return st, err
 		}
 		msg.Errorf(l.w, "cannot list sessions: %v", err)
+		if p := a.projectsProblem(); p != "" {
+			msg.Hintf(l.w, "%s", p)
+		}
 		return st, exit(exitcode.Failed)
 	}
 	if l.verbose {
@@ -80,6 +85,22 @@ func (a *app) list(ctx context.Context, l listing, fn func(*sessions.Session) er
 		noteTo(l.w, "%d file(s) could not be read fully; --verbose lists them", n)
 	}
 	return st, nil
+}
+
+// projectsProblem is a hint when Claude Code's projects directory, where
+// the sessions are, is missing or is not a directory ("" when it is one).
+func (a *app) projectsProblem() string {
+	dir := a.claudePaths().Projects()
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("there are no Claude Code sessions: %s does not exist (CLAUDE_CONFIG_DIR moves the tree)", dir)
+	case err != nil:
+		return fmt.Sprintf("cannot read %s, where Claude Code keeps its sessions: %v", dir, err)
+	case !st.IsDir():
+		return fmt.Sprintf("%s is not a directory; Claude Code keeps its sessions there (CLAUDE_CONFIG_DIR moves the tree)", dir)
+	}
+	return ""
 }
 
 // matching lists the sessions filter selects.
@@ -178,7 +199,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 			a.errorf("no Claude Code sessions found under %s", a.claudePaths().Projects())
 			a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
 		} else {
-			a.errorf("no session matches %q", o.filter)
+			a.errorf("no session matches %s", quoted(o.filter))
 			a.hintf("'forgectl resume ls' lists every session; --all includes hidden ones")
 		}
 		return exit(exitcode.Failed)
@@ -195,7 +216,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 			return err
 		}
 		if o.filter != "" {
-			a.errorf("%d sessions match %q", len(hits), o.filter)
+			a.errorf("%d sessions match %s", len(hits), quoted(o.filter))
 			a.hintf("narrow the filter, or pass a session id from the first column")
 		} else {
 			a.errorf("%d sessions and no terminal to pick one in", len(hits))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -38,7 +37,8 @@ func (a *app) searchCommand() *ffcli.Command {
 				a.hintf("run 'forgectl resume search --help' for usage")
 				return exit(exitcode.Refused)
 			}
-			q, err := a.parseQuery(strings.Join(args, " "), "resume search")
+			query := strings.Join(args, " ")
+			q, err := a.parseQuery(query, "resume search")
 			if err != nil {
 				return err
 			}
@@ -49,14 +49,16 @@ func (a *app) searchCommand() *ffcli.Command {
 			if *limit > 0 && len(found.idx) > *limit {
 				found.idx = found.idx[:*limit]
 			}
-			if len(found.idx) == 0 {
-				a.noHits(found, *all)
-				return exit(exitcode.Failed)
-			}
+			// --json prints its array, [] too, as ls --json does.
 			if *asJSON {
-				return writeSearchJSON(a.stdout, found)
+				err = writeSearchJSON(a.stdout, found)
+			} else if len(found.idx) > 0 {
+				err = writeSearchTable(a.stdout, a.now(), found, true)
 			}
-			return writeSearchTable(a.stdout, a.now(), found, true)
+			if err == nil && len(found.idx) == 0 {
+				err = a.noHit(ctx, q, query, "", found, found)
+			}
+			return err
 		},
 	}
 }
@@ -80,43 +82,63 @@ type found struct {
 	list []sessions.Session
 	idx  []int
 	hits map[string][]search.Hit // by transcript path
-	// hidden counts the matching sessions left out for being hidden.
-	hidden int
+	// hidden are the matching sessions left out for being hidden (indexes
+	// into list).
+	hidden []int
+}
+
+// rawSearch runs the search alone, leaving on Ctrl-C.
+func (a *app) rawSearch(ctx context.Context, q search.Query) (search.Result, error) {
+	type searched struct {
+		res search.Result
+		err error
+	}
+	ch := make(chan searched, 1)
+	opt := a.searchOptions()
+	go func() {
+		res, err := search.Search(opt, q)
+		ch <- searched{res, err}
+	}()
+	select {
+	case s := <-ch:
+		return s.res, s.err
+	case <-ctx.Done():
+		// Ctrl-C during a long first build: leave now. The index is only
+		// ever replaced whole (a temp file renamed), so nothing half
+		// written is trusted; the next search removes the leftovers.
+		return search.Result{}, exit(exitcode.Interrupted)
+	}
+}
+
+func (a *app) searchOptions() search.Options {
+	return search.Options{Projects: a.claudePaths().Projects(), Dir: filepath.Join(a.forgectlPaths().Cache(), "search")}
 }
 
 // searchSessions runs the search, then lists just the sessions it found
 // (sessions.Options.Paths): the rows of a few hits cost far less than a
 // listing of every session.
 func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose bool) (found, error) {
-	type searched struct {
-		res search.Result
-		err error
+	res, err := a.rawSearch(ctx, q)
+	var ce *codeError
+	if errors.As(err, &ce) {
+		return found{}, err
 	}
-	ch := make(chan searched, 1)
-	opt := search.Options{Projects: a.claudePaths().Projects(), Dir: filepath.Join(a.forgectlPaths().Cache(), "search")}
-	go func() {
-		res, err := search.Search(opt, q)
-		ch <- searched{res, err}
-	}()
-	var s searched
-	select {
-	case s = <-ch:
-	case <-ctx.Done():
-		// Ctrl-C during a long first build: leave now. The index is only
-		// ever replaced whole (a temp file renamed), so nothing half
-		// written is trusted; the next search removes the leftovers.
-		return found{}, exit(exitcode.Interrupted)
-	}
-	for _, n := range s.res.Notes {
+	for _, n := range res.Notes {
 		a.notef("%s", n)
 	}
-	if s.err != nil {
-		a.errorf("cannot search: %v", s.err)
-		a.hintf("the index under %s is a cache and safe to delete", opt.Dir)
+	if err != nil {
+		a.errorf("cannot search: %v", err)
+		// The index is the likely culprit only when there are sessions
+		// to index.
+		if p := a.projectsProblem(); p != "" {
+			a.hintf("%s", p)
+		} else {
+			a.hintf("the index under %s is a cache and safe to delete", a.searchOptions().Dir)
+		}
 		return found{}, exit(exitcode.Failed)
 	}
-	paths := make([]string, 0, len(s.res.Hits))
-	for p := range s.res.Hits {
+	paths := make([]string, 0, len(res.Hits))
+	for p := range res.Hits {
 		paths = append(paths, p)
 	}
 	var listed []sessions.Session
@@ -128,24 +150,24 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 		return found{}, lerr
 	}
 	if verbose {
-		for _, p := range s.res.Problems {
+		for _, p := range res.Problems {
 			a.notef("warning: %v", p)
 		}
-		st := s.res.Stats
+		st := res.Stats
 		a.notef("search index: %d transcripts read, %d unchanged, %d removed", st.Read, st.Reused, st.Removed)
 		if st.Rebuilt != "" {
 			a.notef("search index built from nothing: %s", st.Rebuilt)
 		}
-	} else if n := len(s.res.Problems); n > 0 {
+	} else if n := len(res.Problems); n > 0 {
 		a.notef("%d transcript(s) could not be searched; --verbose lists them", n)
 	}
-	f := found{list: listed, hits: s.res.Hits}
+	f := found{list: listed, hits: res.Hits}
 	for i := range f.list {
 		if _, ok := f.hits[f.list[i].Transcript]; !ok {
 			continue
 		}
 		if f.list[i].Hidden && !all {
-			f.hidden++
+			f.hidden = append(f.hidden, i)
 			continue
 		}
 		f.idx = append(f.idx, i)
@@ -153,10 +175,66 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 	return f, nil
 }
 
-func (a *app) noHits(f found, all bool) {
-	if f.hidden > 0 && !all {
-		a.notef("%d hidden session(s) match; --all includes them", f.hidden)
+// noHit reports a search that has nothing to show: whole is what the
+// query found, shown what is left after the FILTER (the same without one).
+func (a *app) noHit(ctx context.Context, q search.Query, query, filter string, whole, shown found) error {
+	a.why("no_match")
+	if filter != "" {
+		a.errorf("no session matching %s holds %s", quoted(filter), quoted(query))
+	} else {
+		a.errorf("no session holds %s", quoted(query))
 	}
+	a.hintf("%s", a.noHitHint(ctx, q, filter, whole, shown))
+	return exit(exitcode.Failed)
+}
+
+// maxTermsExplained bounds the one-word searches a hint runs.
+const maxTermsExplained = 8
+
+// noHitHint says what would find something, true for the case: the
+// hidden sessions that hold the query, the hits the FILTER left out, no
+// sessions at all, or the words no session holds on their own.
+func (a *app) noHitHint(ctx context.Context, q search.Query, filter string, whole, shown found) string {
+	switch {
+	case len(shown.hidden) > 0:
+		return fmt.Sprintf("%d hidden session(s) match; --all includes them", len(shown.hidden))
+	case len(whole.idx) > 0:
+		return fmt.Sprintf("%d session(s) hold it, none matching %s; leave the filter out", len(whole.idx), quoted(filter))
+	case len(whole.hidden) > 0:
+		return fmt.Sprintf("%d hidden session(s) hold it, none matching %s; leave the filter out and add --all", len(whole.hidden), quoted(filter))
+	}
+	if p := a.projectsProblem(); p != "" {
+		return p
+	}
+	if len(q.Terms) == 1 {
+		return "check the spelling, or search for part of the word (it matches inside longer words); tool output is not searched"
+	}
+	if len(q.Terms) > maxTermsExplained {
+		return fmt.Sprintf("no session holds all %d words; try fewer", len(q.Terms))
+	}
+	var none []string
+	for _, t := range q.Terms {
+		res, err := a.rawSearch(ctx, search.Query{Terms: []search.Term{t}})
+		if err != nil {
+			return "no session holds every word; try fewer words"
+		}
+		if len(res.Hits) == 0 {
+			w := t.Text
+			if t.Phrase {
+				w = `"` + w + `"`
+			}
+			none = append(none, w)
+		}
+	}
+	switch len(none) {
+	case 0:
+		return "each word is in some session, but no one session holds them all; try fewer words"
+	case 1:
+		return fmt.Sprintf("no session holds %s at all; leave it out or check its spelling", quoted(none[0]))
+	case len(q.Terms):
+		return "no session holds any of the words, even alone; check their spelling"
+	}
+	return fmt.Sprintf("no session holds any of %s, even alone; leave them out or check their spelling", quoted(strings.Join(none, " ")))
 }
 
 func (f found) best(i int) search.Hit {
@@ -217,7 +295,11 @@ func writeSearchJSON(w io.Writer, f found) error {
 			buf = buf[:0]
 		}
 	}
-	buf = append(buf, "]\n"...)
+	if len(f.idx) == 0 {
+		buf = append(buf[:0], "[]\n"...)
+	} else {
+		buf = append(buf, "]\n"...)
+	}
 	_, err := w.Write(buf)
 	return err
 }
@@ -230,10 +312,11 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*sessions.Sessio
 	if err != nil {
 		return nil, err
 	}
-	f, err := a.searchSessions(ctx, q, o.all, o.verbose)
+	whole, err := a.searchSessions(ctx, q, o.all, o.verbose)
 	if err != nil {
 		return nil, err
 	}
+	f := whole
 	if o.filter != "" {
 		m := match.New(o.filter, true)
 		for i := range f.list {
@@ -244,33 +327,30 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*sessions.Sessio
 		for _, s := range keep {
 			in[s] = true
 		}
-		var idx []int
-		for _, i := range f.idx {
-			if in[&f.list[i]] {
-				idx = append(idx, i)
+		narrow := func(idx []int) []int {
+			var out []int
+			for _, i := range idx {
+				if in[&f.list[i]] {
+					out = append(out, i)
+				}
 			}
+			return out
 		}
-		f.idx = idx
+		f.idx, f.hidden = narrow(f.idx), narrow(f.hidden)
 	}
 	switch {
 	case len(f.idx) == 0:
-		a.noHits(f, o.all)
-		if o.filter != "" {
-			a.errorf("no session matching %q holds %s", o.filter, strconv.Quote(o.search))
-		} else {
-			a.errorf("no session holds %s", strconv.Quote(o.search))
-		}
-		a.hintf("every word must be in the session; 'forgectl resume search' lists what does match fewer words")
-		return nil, exit(exitcode.Failed)
+		return nil, a.noHit(ctx, q, o.search, o.filter, whole, f)
 	case len(f.idx) == 1:
 		return &f.list[f.idx[0]], nil
 	case !o.dryRun && a.stdinTTY && a.stdoutTTY:
 		return a.pickSearchHits(ctx, f)
 	}
+	a.why("ambiguous")
 	if err := writeSearchTable(a.stdout, a.now(), f, false); err != nil {
 		return nil, err
 	}
-	a.errorf("%d sessions hold %s", len(f.idx), strconv.Quote(o.search))
+	a.errorf("%d sessions hold %s", len(f.idx), quoted(o.search))
 	a.hintf("add words, or pass a session id from the first column")
 	return nil, exit(exitcode.Failed)
 }
@@ -331,11 +411,13 @@ THE INDEX
   are never used. Concurrent searches take turns on a lock.
 
 FLAGS
-  --json      print a JSON array (see below); nothing, as without it, when
-              nothing matches (exit 1), so stdout empty means no hit
+  --json      print a JSON array (see below); [] when nothing matches
+              (exit 1), as 'resume ls --json' prints
   --all       include hidden sessions (print-mode, sidechains, continued)
   --limit N   print at most N sessions, the newest (0: all)
   --verbose   report transcripts that could not be read, and what the index did
+  Flags may come after the words. A word that starts with "-" is a flag
+  unless it follows "--": search -- --force finds "--force".
 
 JSON (--json): an array of objects with every field of 'resume ls --json'
 @FIELDS@
@@ -352,6 +434,7 @@ and one more:
 
 EXIT STATUS
   0  sessions hold the query (listed)
-  1  no session holds it (stdout empty, --json too), or the search failed
+  1  no session holds it (stdout empty; [] with --json; the hint on stderr
+     says what would find something), or the search failed
   2  bad usage: no words, an unclosed quote, a bad flag
 `

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -445,4 +446,84 @@ func TestE2EResumeSearchPickerInTmux(t *testing.T) {
 		t.Fatalf("picked and exec'd: %+v", r)
 	}
 	stopProcess(t, r.Pid)
+}
+
+// TestE2ESearchBadInput: with the built binary, a value-taking flag left
+// without its value is bad usage and resumes nothing; dash words are
+// reached with = or "--"; --search's verdict and no-hit hint tell the truth;
+// search --json prints [] for no hit; a long query is cut in messages; a
+// projects path that is not a directory is named as the problem.
+func TestE2ESearchBadInput(t *testing.T) {
+	e := newE2E(t)
+	demoSessions(e.testHome)
+	e.session(idForce, e.repo("deploy"), "main", "run git push --force please", "", 4*time.Hour)
+	run := func(args ...string) (int, string, string) {
+		t.Helper()
+		// A regression execs claude, which waits: kill it rather than hang.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, e.forgectl, args...)
+		cmd.Env, cmd.Dir = e.env, e.home
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		return exitCode(cmd.Run()), stdout.String(), stderr.String()
+	}
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"resume", "--search"}, "forgectl: error: flag --search needs a value"},
+		{[]string{"resume", "--dry-run", "--assume-stopped"}, "forgectl: error: flag --assume-stopped needs a value"},
+		{[]string{"resume", "search", "--limit"}, "forgectl: error: flag --limit needs a value"},
+	} {
+		code, stdout, stderr := run(tc.args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", tc.args, code, stdout, stderr)
+		}
+	}
+	if _, err := os.Stat(e.record); err == nil {
+		t.Fatalf("claude was started")
+	}
+	for _, args := range [][]string{
+		{"resume", "--search=--force", "--dry-run"},
+		{"resume", "--dry-run", "--search", "--", "--force"},
+		{"resume", "search", "--", "--force"},
+		{"resume", "--search", "login", "--dry-run"},
+		{"resume", "search", "--limit", "1", "push"},
+	} {
+		want := idForce
+		if args[2] == "login" {
+			want = idLogin
+		}
+		if code, stdout, stderr := run(args...); code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+	for query, reason := range map[string]string{"xylophone": "no_match", "please": "ambiguous"} {
+		_, stdout, _ := run("resume", "--search", query, "--dry-run", "--json")
+		var v struct{ Reason string }
+		if err := json.Unmarshal([]byte(stdout), &v); err != nil || v.Reason != reason {
+			t.Errorf("--search %s verdict: %q (%v), want %s", query, stdout, err, reason)
+		}
+	}
+	if code, _, stderr := run("resume", "--search", "login xylophone"); code != 1 ||
+		!strings.Contains(stderr, `forgectl: hint: no session holds "xylophone" at all`) {
+		t.Errorf("no-hit hint: exit %d, %q", code, stderr)
+	}
+	if code, stdout, _ := run("resume", "search", "--json", "xylophone"); code != 1 || stdout != "[]\n" {
+		t.Errorf("search --json, no hit: exit %d, %q", code, stdout)
+	}
+	if code, _, stderr := run("resume", "search", strings.Repeat("q", 5000)); code != 1 || len(stderr) > 600 {
+		t.Errorf("long query: exit %d, %d bytes of stderr", code, len(stderr))
+	}
+	cc := filepath.Join(e.home, "odd-claude")
+	os.MkdirAll(cc, 0o700)
+	os.WriteFile(filepath.Join(cc, "projects"), nil, 0o600)
+	cmd := e.command("resume", "search", "x")
+	cmd.Env = append(cmd.Env, "CLAUDE_CONFIG_DIR="+cc)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != 1 || !strings.Contains(stderr.String(), "projects is not a directory") || strings.Contains(stderr.String(), "safe to delete") {
+		t.Errorf("projects a file: exit %d, %q", code, stderr.String())
+	}
 }

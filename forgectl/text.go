@@ -55,6 +55,22 @@ func cut(s string, n int) string {
 	return s[:i] + "…"
 }
 
+// maxQuoted bounds what a message quotes of a filter or a query (in
+// characters, between the quotes): a pasted 5,000-character query must not
+// flood stderr, and the verdict's error field carries the same line.
+const maxQuoted = 80
+
+// quoted is s as %q writes it, cut with … so that at most maxQuoted
+// characters stand between the quotes. The text is cut, not its quoted
+// form, so no escape is split.
+func quoted(s string) string {
+	q := strconv.Quote(s)
+	for n := maxQuoted; n > 1 && utf8.RuneCountInString(q) > maxQuoted+2; n-- {
+		q = strconv.Quote(cut(s, n))
+	}
+	return q
+}
+
 // clean keeps control characters from a transcript out of the terminal.
 func clean(s string) string {
 	if !hasControl(s) {
