@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -107,38 +106,6 @@ func TestLockFileRemovedByHolder(t *testing.T) {
 		t.Fatalf("TryLock while the newcomer holds it: %v", err)
 	}
 	fresh.Unlock()
-}
-
-func TestMapFile(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "cache")
-	if _, err := MapFile(p); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("missing file: %v, want ErrNotExist", err)
-	}
-	if err := os.WriteFile(p, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if s, err := MapFile(p); err != nil || s != "" {
-		t.Fatalf("empty file: %q, %v", s, err)
-	}
-	want := strings.Repeat("forgectl cache bytes\n", 1000)
-	if err := WriteAtomic(p, []byte(want), FilePerm); err != nil {
-		t.Fatal(err)
-	}
-	got, err := MapFile(p)
-	if err != nil || got != want {
-		t.Fatalf("MapFile = %d bytes, %v; want %d bytes", len(got), err, len(want))
-	}
-	// A writer replaces the file by rename: the mapping keeps the old bytes.
-	if err := WriteAtomic(p, []byte("new"), FilePerm); err != nil {
-		t.Fatal(err)
-	}
-	if got != want {
-		t.Error("the mapping changed when the file was replaced")
-	}
-	if _, err := MapFile(dir); err == nil {
-		t.Error("mapping a directory succeeded")
-	}
 }
 
 func TestRemoveStaleTemps(t *testing.T) {

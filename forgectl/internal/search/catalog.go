@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"forgectl.dev/forgectl/internal/binrec"
+	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/fsutil"
 )
 
@@ -18,15 +19,16 @@ import (
 //	"FCTSRCHC", binrec: Uint format, Uint next segment id,
 //	Count segments: Uint id, Int size, Uint tables CRC, Uint records
 //	Count entries:  String path, Uint inode, Int size, Int mtime (ns),
-//	                Int offset read to, Uint CRC of the tail before it,
-//	                Int last timestamp, Uint segment id, Uint record
+//	                Int offset read to, Uint CRC of the head and Uint CRC
+//	                of the tail before it (fresh.Sums), Int last
+//	                timestamp, Uint segment id, Uint record
 //	then the CRC-32C of everything before it (4 bytes).
 
 const (
 	catalogMagic = "FCTSRCHC"
 	// catalogFormat changes with the layout of the catalog or the segments,
 	// and with what the extractor takes from a transcript.
-	catalogFormat = 1
+	catalogFormat = 2
 )
 
 type segInfo struct {
@@ -37,18 +39,14 @@ type segInfo struct {
 }
 
 type entry struct {
-	Path    string
-	Ino     uint64
-	Size    int64
-	MtimeNs int64
-	// Offset is just past the last complete line read; TailCRC is the
-	// CRC-32C of up to tailLen bytes before it, which an append leaves as
-	// they were and an in-place rewrite almost surely does not.
-	Offset  int64
-	TailCRC uint32
-	LastAt  int64
-	Seg     uint64
-	Rec     int
+	Path string
+	// Stamp is the transcript as it was read: its stat, the offset just
+	// past the last complete line read, and the checksums fresh.Decide
+	// checks before reading on from there.
+	fresh.Stamp
+	LastAt int64
+	Seg    uint64
+	Rec    int
 }
 
 type catalog struct {
@@ -76,7 +74,8 @@ func encodeCatalog(c *catalog) []byte {
 		e.Int(x.Size)
 		e.Int(x.MtimeNs)
 		e.Int(x.Offset)
-		e.Uint(uint64(x.TailCRC))
+		e.Uint(uint64(x.Head))
+		e.Uint(uint64(x.Tail))
 		e.Int(x.LastAt)
 		e.Uint(x.Seg)
 		e.Uint(uint64(x.Rec))
@@ -117,8 +116,8 @@ func decodeCatalog(b string) (*catalog, error) {
 	ne := d.Count()
 	c.Entries = make([]entry, 0, ne)
 	for range ne {
-		x := entry{Path: d.String(), Ino: d.Uint(), Size: d.Int(), MtimeNs: d.Int(), Offset: d.Int(),
-			TailCRC: uint32(d.Uint()), LastAt: d.Int(), Seg: d.Uint(), Rec: int(d.Uint())}
+		x := entry{Path: d.String(), Stamp: fresh.Stamp{File: fresh.File{Ino: d.Uint(), Size: d.Int(), MtimeNs: d.Int()}, Offset: d.Int(),
+			Sums: fresh.Sums{Head: uint32(d.Uint()), Tail: uint32(d.Uint())}}, LastAt: d.Int(), Seg: d.Uint(), Rec: int(d.Uint())}
 		if d.Err() != nil {
 			break
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
@@ -33,10 +33,6 @@ type Options struct {
 	// means a minute (a first build of a large home takes seconds).
 	LockWait time.Duration
 }
-
-// tailLen is how much of a transcript before the offset read so far is
-// checksummed, to tell an append from an in-place rewrite.
-const tailLen = 4096
 
 // maxSegments and the dead-record share bound how fragmented the index may
 // get before an update folds every segment into one.
@@ -114,16 +110,14 @@ func wipe(dir string) error {
 
 type fileRef struct {
 	path string
-	ino  uint64
-	size int64
-	mt   int64
+	fresh.File
 }
 
-// job is a transcript to read: from the start, or on from its entry.
+// job is a transcript to read: on from its entry when fresh.Decide says
+// it was appended to, else from the start.
 type job struct {
-	f    fileRef
-	old  *entry // nil for a full read
-	full bool
+	f   fileRef
+	old *entry // nil: no record
 }
 
 type jobResult struct {
@@ -165,14 +159,10 @@ func update(opt Options, st *Stats) (*index, []error, error) {
 	seen := make(map[string]bool, len(files))
 	for _, f := range files {
 		seen[f.path] = true
-		e := old[f.path]
-		switch {
-		case e != nil && e.Ino == f.ino && e.Size == f.size && e.MtimeNs == f.mt:
+		if e := old[f.path]; e != nil && e.Same(f.File) {
 			next = append(next, *e)
-		case e != nil && e.Ino == f.ino && f.size >= e.Offset:
+		} else {
 			jobs = append(jobs, &job{f: f, old: e})
-		default:
-			jobs = append(jobs, &job{f: f, full: true})
 		}
 	}
 	for p := range old {
@@ -467,30 +457,26 @@ func (ix *index) read(sc *jsonl.Scanner, j *job, set map[string]struct{}) jobRes
 	defer f.Close()
 	var base []Message
 	var from, lastAt int64
-	if !j.full {
-		if crc, err := tailCRC(f, j.old.Offset); err == nil && crc == j.old.TailCRC {
-			seg := ix.segs[j.old.Seg]
-			if seg == nil {
-				return jobResult{j: j, err: damaged("an entry names a segment that is not open")}
-			}
-			msgs, _, err := seg.record(j.old.Rec, nil)
-			if err != nil {
-				return jobResult{j: j, err: err}
-			}
-			base, from, lastAt = msgs, j.old.Offset, j.old.LastAt
+	if j.old != nil && fresh.Decide(&j.old.Stamp, j.f.File, f) == fresh.Appended {
+		seg := ix.segs[j.old.Seg]
+		if seg == nil {
+			return jobResult{j: j, err: damaged("an entry names a segment that is not open")}
 		}
-		// Otherwise the bytes already read changed: an in-place rewrite,
-		// read from the start.
+		msgs, _, err := seg.record(j.old.Rec, nil)
+		if err != nil {
+			return jobResult{j: j, err: err}
+		}
+		base, from, lastAt = msgs, j.old.Offset, j.old.LastAt
 	}
-	r, err := readFile(sc, f, from, j.f.size, lastAt, base)
+	r, err := readFile(sc, f, from, j.f.Size, lastAt, base)
 	if err != nil {
 		return jobResult{j: j, err: err}
 	}
-	crc, err := tailCRC(f, r.offset)
+	stamp, err := fresh.Take(j.f.File, r.offset, f)
 	if err != nil {
 		return jobResult{j: j, err: err}
 	}
-	e := entry{Path: j.f.path, Ino: j.f.ino, Size: j.f.size, MtimeNs: j.f.mt, Offset: r.offset, TailCRC: crc, LastAt: r.lastAt}
+	e := entry{Path: j.f.path, Stamp: stamp, LastAt: r.lastAt}
 	if from > 0 && len(r.msgs) == 0 {
 		e.Seg, e.Rec = j.old.Seg, j.old.Rec
 		return jobResult{j: j, e: e, same: true}
@@ -553,21 +539,12 @@ func tokensOf(msgs []Message, set map[string]struct{}) []string {
 	return out
 }
 
-func tailCRC(f *os.File, off int64) (uint32, error) {
-	start := max(0, off-tailLen)
-	buf := make([]byte, off-start)
-	if _, err := f.ReadAt(buf, start); err != nil {
-		return 0, err
-	}
-	return crc32.Checksum(buf, castagnoli), nil
-}
-
 // walk lists the transcripts the listing's walk finds.
 func walk(root string) ([]fileRef, []error, error) {
 	ts, problems, err := sessions.Walk(context.Background(), root)
 	files := make([]fileRef, len(ts))
 	for k, t := range ts {
-		files[k] = fileRef{path: t.Path, ino: t.Ino, size: t.Size, mt: t.MtimeNs}
+		files[k] = fileRef{path: t.Path, File: fresh.File{Ino: t.Ino, Size: t.Size, MtimeNs: t.MtimeNs}}
 	}
 	return files, problems, err
 }

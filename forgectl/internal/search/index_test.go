@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/forgectl/internal/fresh"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -344,7 +345,8 @@ func keys(m map[string][]Hit) []string {
 // The decoders never panic and never accept what they cannot vouch for.
 func FuzzCatalog(f *testing.F) {
 	c := &catalog{NextSeg: 2, Segs: []segInfo{{ID: 1, Size: 100, CRC: 7, Recs: 2}},
-		Entries: []entry{{Path: "/p/a.jsonl", Ino: 3, Size: 10, MtimeNs: 5, Offset: 10, TailCRC: 9, LastAt: 1, Seg: 1, Rec: 1}}}
+		Entries: []entry{{Path: "/p/a.jsonl", Stamp: fresh.Stamp{File: fresh.File{Ino: 3, Size: 10, MtimeNs: 5}, Offset: 10, Sums: fresh.Sums{Head: 8, Tail: 9}},
+			LastAt: 1, Seg: 1, Rec: 1}}}
 	f.Add(encodeCatalog(c))
 	f.Add([]byte(catalogMagic))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -15,7 +15,6 @@ import (
 
 	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/shared/fsutil"
-	"golang.org/x/sys/unix"
 )
 
 // A segment is an immutable file holding the searchable text of some
@@ -194,7 +193,10 @@ func (s *segWriter) abandon() {
 
 // segment is a mapped segment file.
 type segment struct {
-	mapped []byte   // nil for a segment parsed from memory (tests)
+	// m maps the file; nil for a segment parsed from memory (tests). The
+	// strings below share it: they are read only inside s.read.
+	m      *fsutil.Mapping
+	name   string
 	f      *os.File // records are read from it; nil: from data
 	data   string
 	nrec   int
@@ -228,29 +230,52 @@ func openSegment(path string, size int64, crc uint32) (*segment, error) {
 		return nil, damaged("%s has the wrong size", filepath.Base(path))
 	}
 	// Mapped, not read: a query touches only the pages of the terms,
-	// postings and records it needs. Segments are never written in place
-	// (replaced by rename, removed under the lock), so the mapping stays
-	// valid for as long as it is held.
-	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	// postings and records it needs. forgectl never writes a segment in
+	// place (it is replaced by rename, removed under the lock), but
+	// another program may truncate it: every read of the mapping is
+	// inside s.read, which makes that a damaged index, rebuilt, instead of
+	// a crash.
+	m, err := fsutil.Map(f)
 	if err != nil {
-		return nil, fmt.Errorf("map %s: %w", path, err)
-	}
-	s, err := parseSegment(unsafe.String(&b[0], len(b)), size, crc)
-	if err != nil {
-		unix.Munmap(b)
 		return nil, err
 	}
-	s.mapped, s.f = b, f
+	var s *segment
+	if rerr := m.Read(func(data string) { s, err = parseSegment(data, size, crc) }); rerr != nil {
+		err = shrunk(filepath.Base(path))
+	}
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	s.m, s.f, s.name = m, f, filepath.Base(path)
 	ok = true
 	return s, nil
+}
+
+func shrunk(name string) error {
+	return damaged("%s was truncated while it was read", name)
+}
+
+// read runs fn, which may read the mapping; a fault on it (the file was
+// truncated) stops fn and is a damaged index. fn runs on the calling
+// goroutine and keeps nothing of the mapping that it did not copy.
+func (s *segment) read(fn func()) error {
+	if s.m == nil {
+		fn()
+		return nil
+	}
+	if err := s.m.Read(func(string) { fn() }); err != nil {
+		return shrunk(s.name)
+	}
+	return nil
 }
 
 // unmap releases the mapping; nothing read from the segment may be used
 // after it.
 func (s *segment) unmap() {
-	if s.mapped != nil {
-		unix.Munmap(s.mapped)
-		s.mapped = nil
+	if s.m != nil {
+		s.m.Close()
+		s.m = nil
 	}
 	if s.f != nil {
 		s.f.Close()
@@ -324,7 +349,10 @@ func (s *segment) record(n int, buf []byte) ([]Message, []byte, error) {
 		return nil, buf, damaged("a record number is out of range")
 	}
 	le := binary.LittleEndian
-	start, end := le.Uint64(bytesOf(s.recTab[8*n:])), le.Uint64(bytesOf(s.recTab[8*n+8:]))
+	var start, end uint64
+	if err := s.read(func() { start, end = le.Uint64(bytesOf(s.recTab[8*n:])), le.Uint64(bytesOf(s.recTab[8*n+8:])) }); err != nil {
+		return nil, buf, err
+	}
 	if end < start+4 || end > uint64(len(s.data)) {
 		return nil, buf, damaged("a record is too short")
 	}
@@ -337,8 +365,8 @@ func (s *segment) record(n int, buf []byte) ([]Message, []byte, error) {
 		if _, err := s.f.ReadAt(raw, int64(start)); err != nil {
 			return nil, buf, damaged("a record cannot be read: %v", err)
 		}
-	} else {
-		copy(raw, s.data[start:end])
+	} else if err := s.read(func() { copy(raw, s.data[start:end]) }); err != nil {
+		return nil, buf, err
 	}
 	body := raw[:len(raw)-4]
 	if crc32.Checksum(body, castagnoli) != le.Uint32(raw[len(raw)-4:]) {
@@ -369,6 +397,15 @@ func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)
 // match marks in recs (one bool per record) every record holding a term
 // that contains token.
 func (s *segment) match(token string, recs []bool) error {
+	var err error
+	if rerr := s.read(func() { err = s.matchMapped(token, recs) }); rerr != nil {
+		return rerr
+	}
+	return err
+}
+
+// matchMapped is match, reading the mapping: call it inside s.read.
+func (s *segment) matchMapped(token string, recs []bool) error {
 	le := binary.LittleEndian
 	nterms := len(s.termIx)/8 - 1
 	if token == "" {
@@ -392,6 +429,10 @@ func (s *segment) match(token string, recs []bool) error {
 			return damaged("a term is not in the term index")
 		}
 		p0, p1 := le.Uint32(bytesOf(s.termIx[8*k+4:])), le.Uint32(bytesOf(s.termIx[8*k+12:]))
+		if p0 > p1 || int(p1) > len(s.posts) {
+			// Checked when the segment was opened; the file changed since.
+			return damaged("a segment's term index is out of order")
+		}
 		list := s.posts[p0:p1]
 		r := uint64(0)
 		for j := 0; len(list) > 0; j++ {

@@ -9,11 +9,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync"
 
+	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/transcript"
+	"golang.org/x/sys/unix"
 )
 
 // history folds Claude Code's prompt history (history.jsonl, one line per
@@ -21,29 +23,34 @@ import (
 // append-only between retention sweeps, so like transcripts it is read from
 // where the last listing stopped: what was read before stays in the index
 // (stored), what is read now is kept here (fresh). A shrunk, replaced or
-// rewritten file is read again from the start.
+// rewritten file is read again from the start (fresh.Decide says which).
 type history struct {
+	path    string
 	file    histFile
 	fresh   map[string]histEntry
 	stored  *storedIndex // nil when the stored entries no longer count
 	changed bool
+	// whole is the history read from the start, for when the index
+	// shrank under the listing and its entries went with it.
+	wholeOnce sync.Once
+	whole     map[string]histEntry
 }
 
 // readHistory brings the history up to date with the file at path.
 func readHistory(path string, ix *storedIndex) (*history, error) {
-	h := &history{fresh: map[string]histEntry{}, stored: ix}
+	h := &history{path: path, fresh: map[string]histEntry{}, stored: ix}
 	old := ix.histState
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
 		h.stored = nil
 		h.changed = ix.nHist > 0 || old.Size != 0
-		if errors.Is(err, syscall.ENOENT) {
+		if errors.Is(err, unix.ENOENT) {
 			return h, nil
 		}
 		return h, err
 	}
-	h.file = histFile{Ino: uint64(st.Ino), Size: st.Size}
-	if old.Ino == h.file.Ino && old.Size == st.Size {
+	now := fresh.File{Ino: uint64(st.Ino), Size: st.Size, MtimeNs: unixMtimeNs(&st)}
+	if old.Same(now) {
 		h.file = old
 		return h, nil
 	}
@@ -55,7 +62,7 @@ func readHistory(path string, ix *storedIndex) (*history, error) {
 	}
 	defer f.Close()
 	from := int64(0)
-	if old.Ino == h.file.Ino && st.Size >= old.Offset && old.Guard.holds(f, old.Offset) {
+	if fresh.Decide(&old.Stamp, now, f) == fresh.Appended {
 		from = old.Offset
 		h.file.Clears = append(h.file.Clears, old.Clears...)
 	} else {
@@ -81,18 +88,36 @@ func readHistory(path string, ix *storedIndex) (*history, error) {
 			h.fresh[id] = histEntry{LastAtMs: ts, Last: transcript.Oneline(display)}
 		}
 	}
-	h.file.Offset = sc.Consumed()
-	h.file.Guard, _ = guardOf(f, h.file.Offset)
+	stamp, err := fresh.Take(now, sc.Consumed(), f)
+	if err != nil {
+		// No checksums (an I/O error): the next listing that finds the
+		// file grown reads it whole.
+		stamp = fresh.Stamp{File: now, Offset: sc.Consumed()}
+	}
+	h.file.Stamp = stamp
 	return h, sc.Err()
 }
 
 // get is a session's newest prompt.
 func (h *history) get(id string) (histEntry, bool) {
 	e, ok := h.fresh[id]
-	if h.stored != nil {
-		if s, sok := h.stored.history(id); sok && (!ok || s.LastAtMs > e.LastAtMs) {
-			return s, true
-		}
+	if h.stored == nil {
+		return e, ok
+	}
+	s, sok, err := h.stored.history(id)
+	if err != nil {
+		// The index shrank under the listing: what it held of the history
+		// before the offset read on from is gone. Read the history whole,
+		// once, rather than answer from half of it.
+		h.wholeOnce.Do(func() {
+			w, _ := readHistory(h.path, &storedIndex{})
+			h.whole = w.fresh
+		})
+		e, ok = h.whole[id]
+		return e, ok
+	}
+	if sok && (!ok || s.LastAtMs > e.LastAtMs) {
+		return s, true
 	}
 	return e, ok
 }
@@ -101,7 +126,9 @@ func (h *history) get(id string) (histEntry, bool) {
 // sessions, in the listing's order, which is the order the next listing
 // looks them up in (so it reads the section front to back, and its pages
 // can be released behind it); then those of sessions with no transcript.
-func (h *history) write(w *indexWriter, files []fileRef) {
+// It fails when the stored index shrank under the listing, whose entries
+// it cannot copy then.
+func (h *history) write(w *indexWriter, files []fileRef) error {
 	// Which ids are written already: a sorted slice of the names' ids and
 	// a flag for each (a map of 100,000 ids was a tenth of the peak).
 	ids := make([]string, len(files))
@@ -130,24 +157,34 @@ func (h *history) write(w *indexWriter, files []fileRef) {
 	}
 	listed := func(id string) bool { _, found := slices.BinarySearch(ids, id); return found }
 	if h.stored != nil {
-		h.stored.eachHistory(func(id string, _ histEntry) {
+		err := h.stored.eachHistory(func(id string, e histEntry) {
 			if !listed(id) {
-				e, _ := h.get(id) // the newer of stored and fresh
+				if f, ok := h.fresh[id]; ok && f.LastAtMs >= e.LastAtMs {
+					e = f // the newer of stored and fresh, as get says
+				}
 				w.history(id, e)
 			}
 		})
+		if err != nil {
+			return err
+		}
 	}
 	for id, e := range h.fresh {
 		if listed(id) {
 			continue
 		}
 		if h.stored != nil {
-			if _, ok := h.stored.history(id); ok {
+			_, ok, err := h.stored.history(id)
+			if err != nil {
+				return err
+			}
+			if ok {
 				continue // written above
 			}
 		}
 		w.history(id, e)
 	}
+	return nil
 }
 
 // historyLine extracts a history line's session id, timestamp and display

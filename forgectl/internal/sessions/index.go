@@ -10,9 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"forgectl.dev/forgectl/internal/binrec"
+	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/tasks"
@@ -27,9 +30,12 @@ import (
 // file, is rebuilt, never trusted.
 //
 // The file is mapped, not read, and nothing is decoded up front: a listing
-// looks each transcript up in a sorted table of path hashes and decodes
-// just that record, with strings sharing the mapping. So a warm listing of
-// 100,000 sessions neither builds a map of them nor holds their summaries.
+// looks each transcript up in a sorted table of path hashes and copies out
+// and decodes just that record. So a warm listing of 100,000 sessions
+// neither builds a map of them nor holds their summaries. The mapping is
+// read only through storedIndex.read, and nothing decoded shares it: a
+// file truncated under the listing is then an error the listing recovers
+// from (see fsutil.Mapping), not a crash wherever a string of it is used.
 //
 //	header   "FCTIX\n" uvarint(format)
 //	records  transcript records, then history records, each
@@ -48,21 +54,18 @@ const (
 )
 
 // indexFormat changes with the encoding below and with the parser's meaning.
-const indexFormat = 5<<16 | transcript.ParserVersion
+const indexFormat = 6<<16 | transcript.ParserVersion
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // indexEntry is one transcript's record.
 type indexEntry struct {
-	Ino     uint64
-	Size    int64
-	MtimeNs int64
-	Sum     transcript.Summary
-	// Guard holds checksums of the bytes the summary was built from, so
-	// that a file rewritten in place (same inode, not shrunk) is read
-	// again rather than read on from an offset that no longer means
-	// anything.
-	Guard guard
+	fresh.File // the transcript as it was when read
+	Sum        transcript.Summary
+	// Sums are the checksums of the bytes before Sum.Offset that the
+	// summary was built from, which fresh.Decide checks before the file is
+	// read on from there.
+	Sums fresh.Sums
 	// Side is what the session's sidecar title file said, valid while the
 	// file keeps its size and mtime.
 	Side sideEntry
@@ -104,6 +107,11 @@ func (e *taskEntry) same(files []taskFile) bool {
 	return true
 }
 
+// stamp is the entry as fresh.Decide judges it.
+func (e *indexEntry) stamp() *fresh.Stamp {
+	return &fresh.Stamp{File: e.File, Offset: e.Sum.Offset, Sums: e.Sums}
+}
+
 func summaryStrings(s *transcript.Summary) []*string {
 	return []*string{&s.SessionID, &s.Cwd, &s.LastCwd, &s.Relocated, &s.GitBranch, &s.Version,
 		&s.Entrypoint, &s.TeamName, &s.FirstPrompt, &s.LastPrompt, &s.LastHuman, &s.CustomTitle, &s.AgentName,
@@ -120,10 +128,8 @@ func encodeEntry(e *binrec.Encoder, path string, ent *indexEntry) {
 	e.Uint(ent.Ino)
 	e.Int(ent.Size)
 	e.Int(ent.MtimeNs)
-	e.Int(ent.Guard.HeadLen)
-	e.Uint(uint64(ent.Guard.Head))
-	e.Int(ent.Guard.TailLen)
-	e.Uint(uint64(ent.Guard.Tail))
+	e.Uint(uint64(ent.Sums.Head))
+	e.Uint(uint64(ent.Sums.Tail))
 	for _, f := range summaryStrings(&ent.Sum) {
 		e.String(*f)
 	}
@@ -154,8 +160,8 @@ func encodeEntry(e *binrec.Encoder, path string, ent *indexEntry) {
 func decodeEntry(payload string) (string, *indexEntry, error) {
 	d := binrec.Decoder{S: payload}
 	path := d.String()
-	ent := &indexEntry{Ino: d.Uint(), Size: d.Int(), MtimeNs: d.Int()}
-	ent.Guard = guard{HeadLen: d.Int(), Head: uint32(d.Uint()), TailLen: d.Int(), Tail: uint32(d.Uint())}
+	ent := &indexEntry{File: fresh.File{Ino: d.Uint(), Size: d.Int(), MtimeNs: d.Int()}}
+	ent.Sums = fresh.Sums{Head: uint32(d.Uint()), Tail: uint32(d.Uint())}
 	for _, f := range summaryStrings(&ent.Sum) {
 		*f = d.String()
 	}
@@ -184,8 +190,7 @@ func decodeEntry(payload string) (string, *indexEntry, error) {
 	if d.Rest() != 0 {
 		return "", nil, binrec.ErrCorrupt
 	}
-	if ent.Sum.Offset < 0 || ent.Sum.Offset > ent.Size || ent.Guard.HeadLen < 0 || ent.Guard.TailLen < 0 ||
-		ent.Guard.HeadLen > ent.Sum.Offset || ent.Guard.TailLen > ent.Sum.Offset {
+	if ent.Sum.Offset < 0 || ent.Sum.Offset > ent.Size {
 		return "", nil, binrec.ErrCorrupt
 	}
 	return path, ent, nil
@@ -201,10 +206,8 @@ type histEntry struct {
 // (few), which tell a /clear continuation which session it continued
 // (see lineage.Decide).
 type histFile struct {
-	Ino          uint64
-	Size, Offset int64
-	Guard        guard
-	Clears       []lineage.ClearEvent
+	fresh.Stamp
+	Clears []lineage.ClearEvent
 }
 
 func keyHash(k string) uint64 {
@@ -215,10 +218,60 @@ func keyHash(k string) uint64 {
 
 // storedIndex is a mapped index file. Its zero value is an empty index.
 type storedIndex struct {
+	path string
+	m    *fsutil.Mapping
+	// data and the two tables share the mapping: read them only inside
+	// read.
 	data          string
-	files, hist   string // the two tables
+	files, hist   string
 	nFiles, nHist int
 	histState     histFile
+	shrunk        atomic.Bool // the file was truncated under the listing
+}
+
+// errShrunk is the index truncated while the listing read it.
+var errShrunk = errors.New("the listing's index shrank while it was read (another program truncated it); this listing read the transcripts instead, and the next one rebuilds the index")
+
+// read runs fn, which may read the mapping, and returns an error when the
+// file shrank under it (fn then stopped where it was). After that every
+// read fails at once: what is left of the file is not the index the
+// listing opened. fn runs on the calling goroutine (see fsutil.Mapping).
+func (ix *storedIndex) read(fn func()) error {
+	if ix.m == nil {
+		fn() // an empty index: nothing is mapped
+		return nil
+	}
+	if ix.shrunk.Load() {
+		return ix.failure()
+	}
+	if err := ix.m.Read(func(string) { fn() }); err != nil {
+		ix.shrunk.Store(true)
+		return ix.failure()
+	}
+	return nil
+}
+
+// failure is the error of an index that shrank under the listing, or nil.
+func (ix *storedIndex) failure() error {
+	if !ix.shrunk.Load() {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", ix.path, errShrunk)
+}
+
+// release lets the pages read so far go (see fsutil.Mapping.Release).
+func (ix *storedIndex) release() {
+	if ix.m != nil {
+		ix.m.Release()
+	}
+}
+
+// close unmaps the index; nothing decoded from it shares the mapping.
+func (ix *storedIndex) close() {
+	if ix.m != nil {
+		ix.m.Close()
+		ix.m, ix.data, ix.files, ix.hist, ix.nFiles, ix.nHist = nil, "", "", "", 0, 0
+	}
 }
 
 // openIndex maps the index at path. A missing file, or one written by
@@ -226,55 +279,77 @@ type storedIndex struct {
 // empty index and an error saying so (the caller reports it once and the
 // listing rebuilds the file).
 func openIndex(path string) (*storedIndex, error) {
-	ix := &storedIndex{}
 	if path == "" {
-		return ix, nil
+		return &storedIndex{}, nil
 	}
-	data, err := fsutil.MapFile(path)
+	m, err := fsutil.MapFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return ix, nil
+			return &storedIndex{}, nil
 		}
-		return ix, err
+		return &storedIndex{}, err
 	}
-	bad := func(why string) (*storedIndex, error) {
-		return &storedIndex{}, fmt.Errorf("%s: the listing's index is damaged (%s); it is rebuilt", path, why)
+	if m.Len() > 1<<30 {
+		m.Close()
+		return &storedIndex{}, fmt.Errorf("%s: the listing's index is damaged (too large); it is rebuilt", path)
 	}
+	ix := &storedIndex{path: path, m: m}
+	// The view of the mapping that parse, lookup and the rest slice; it is
+	// read only inside ix.read.
+	m.Read(func(data string) { ix.data = data })
+	var why string
+	if err := ix.read(func() { why = ix.parse() }); err != nil {
+		why = "it shrank while it was read"
+	}
+	switch why {
+	case "":
+		return ix, nil
+	case "another format":
+		ix.close()
+		return &storedIndex{}, nil // rebuilt silently
+	}
+	ix.close()
+	return &storedIndex{}, fmt.Errorf("%s: the listing's index is damaged (%s); it is rebuilt", path, why)
+}
+
+// parse checks the mapped file and finds its tables and history state; it
+// returns why it is not a usable index, or "".
+func (ix *storedIndex) parse() string {
+	data := ix.data
 	if len(data) < len(indexMagic) || data[:len(indexMagic)] != indexMagic {
-		return bad("not an index")
+		return "not an index"
 	}
 	d := binrec.Decoder{S: data[len(indexMagic):]}
 	if d.Uint() != indexFormat || d.Err() != nil {
-		return ix, nil // another format: rebuilt silently
+		return "another format"
 	}
 	if len(data) < len(indexMagic)+trailerSize {
-		return bad("too short")
+		return "too short"
 	}
 	t := data[len(data)-trailerSize:]
 	if t[trailerSize-len(indexEndMagic):] != indexEndMagic {
-		return bad("no trailer")
+		return "no trailer"
 	}
 	u := func(k int) uint64 { return binary.LittleEndian.Uint64([]byte(t[8*k : 8*k+8])) }
 	filesOff, nFiles, histOff, nHist, stateOff := u(0), u(1), u(2), u(3), u(4)
 	size := uint64(len(data) - trailerSize)
 	if nFiles > size/tableEntry || nHist > size/tableEntry ||
 		filesOff > size || filesOff+nFiles*tableEntry != histOff || histOff+nHist*tableEntry != size || stateOff >= filesOff {
-		return bad("tables out of bounds")
+		return "tables out of bounds"
 	}
 	sum := crc32.Checksum([]byte(data[filesOff:len(data)-4-len(indexEndMagic)]), castagnoli)
 	if sum != binary.LittleEndian.Uint32([]byte(t[40:44])) {
-		return bad("tables fail their checksum")
+		return "tables fail their checksum"
 	}
-	ix.data = data
 	ix.files, ix.nFiles = data[filesOff:histOff], int(nFiles)
 	ix.hist, ix.nHist = data[histOff:size], int(nHist)
 	state, err := ix.record(int64(stateOff))
 	if err != nil {
-		return bad("history state")
+		return "history state"
 	}
 	sd := binrec.Decoder{S: state}
-	ix.histState = histFile{Ino: sd.Uint(), Size: sd.Int(), Offset: sd.Int(),
-		Guard: guard{HeadLen: sd.Int(), Head: uint32(sd.Uint()), TailLen: sd.Int(), Tail: uint32(sd.Uint())}}
+	ix.histState = histFile{Stamp: fresh.Stamp{File: fresh.File{Ino: sd.Uint(), Size: sd.Int(), MtimeNs: sd.Int()},
+		Offset: sd.Int(), Sums: fresh.Sums{Head: uint32(sd.Uint()), Tail: uint32(sd.Uint())}}}
 	if n := sd.Count(); sd.Err() == nil && n > 0 {
 		ix.histState.Clears = make([]lineage.ClearEvent, n)
 		for k := range ix.histState.Clears {
@@ -282,12 +357,13 @@ func openIndex(path string) (*storedIndex, error) {
 		}
 	}
 	if sd.Err() != nil || sd.Rest() != 0 {
-		return bad("history state")
+		return "history state"
 	}
-	return ix, nil
+	return ""
 }
 
-// record returns the payload of the record at off, checked.
+// record returns a copy of the payload of the record at off, checked.
+// Call it inside read.
 func (ix *storedIndex) record(off int64) (string, error) {
 	if off < 0 || off >= int64(len(ix.data)) {
 		return "", binrec.ErrCorrupt
@@ -297,21 +373,24 @@ func (ix *storedIndex) record(off int64) (string, error) {
 	if d.Err() != nil || n > uint64(len(d.S)) || len(d.S) < 4+int(n) {
 		return "", binrec.ErrCorrupt
 	}
-	sum := binary.LittleEndian.Uint32([]byte(d.S[:4]))
-	payload := d.S[4 : 4+n]
-	if crc32.Checksum([]byte(payload), castagnoli) != sum {
+	// Copied out once, then checked: the checksum vouches for the bytes
+	// that are decoded, which the mapping's may not stay.
+	rec := []byte(d.S[:4+n])
+	if crc32.Checksum(rec[4:], castagnoli) != binary.LittleEndian.Uint32(rec[:4]) {
 		return "", binrec.ErrCorrupt
 	}
-	return payload, nil
+	return unsafe.String(unsafe.SliceData(rec[4:]), int(n)), nil // rec is not written again
 }
 
-// raw returns the whole record at off (length, checksum and payload), for
-// copying into the next index unchanged.
-func (ix *storedIndex) raw(off int64) string {
-	d := binrec.Decoder{S: ix.data[off:]}
-	n := d.Uint()
-	head := len(ix.data[off:]) - len(d.S)
-	return ix.data[off : off+int64(head)+4+int64(n)]
+// copyRecord writes the whole record at off (length, checksum and
+// payload) into w unchanged, for a record the next index keeps.
+func (ix *storedIndex) copyRecord(w *indexWriter, off int64) error {
+	return ix.read(func() {
+		d := binrec.Decoder{S: ix.data[off:]}
+		n := d.Uint()
+		head := len(ix.data[off:]) - len(d.S)
+		w.writeString(ix.data[off : off+int64(head)+4+int64(n)])
+	})
 }
 
 // find returns the offsets of the records whose key hashes like key.
@@ -327,40 +406,52 @@ func tableAt(table string, i int) (uint64, int64) {
 }
 
 // lookup returns the record of the transcript at path and its offset, or
-// nil. A record that fails its checks counts as damaged and is not used.
+// nil. A record that fails its checks counts as damaged and is not used;
+// so does every record of an index that shrank under the listing.
 func (ix *storedIndex) lookup(path string) (*indexEntry, int64) {
-	i, h := find(ix.files, ix.nFiles, path)
-	for ; i < ix.nFiles; i++ {
-		kh, off := tableAt(ix.files, i)
-		if kh != h {
-			break
+	var found *indexEntry
+	at := int64(-1)
+	ix.read(func() {
+		i, h := find(ix.files, ix.nFiles, path)
+		for ; i < ix.nFiles; i++ {
+			kh, off := tableAt(ix.files, i)
+			if kh != h {
+				break
+			}
+			payload, err := ix.record(off)
+			if err != nil {
+				continue
+			}
+			p, ent, err := decodeEntry(payload)
+			if err != nil || p != path {
+				continue
+			}
+			found, at = ent, off
+			return
 		}
-		payload, err := ix.record(off)
-		if err != nil {
-			continue
-		}
-		p, ent, err := decodeEntry(payload)
-		if err != nil || p != path {
-			continue
-		}
-		return ent, off
-	}
-	return nil, -1
+	})
+	return found, at
 }
 
-// history returns a session's entry in the stored history.
-func (ix *storedIndex) history(id string) (histEntry, bool) {
-	i, h := find(ix.hist, ix.nHist, id)
-	for ; i < ix.nHist; i++ {
-		kh, off := tableAt(ix.hist, i)
-		if kh != h {
-			break
+// history returns a session's entry in the stored history; an error says
+// the index shrank under the listing, and with it what it held.
+func (ix *storedIndex) history(id string) (histEntry, bool, error) {
+	var e histEntry
+	ok := false
+	err := ix.read(func() {
+		i, h := find(ix.hist, ix.nHist, id)
+		for ; i < ix.nHist; i++ {
+			kh, off := tableAt(ix.hist, i)
+			if kh != h {
+				break
+			}
+			if k, he, hok := ix.histRecord(off); hok && k == id {
+				e, ok = he, true
+				return
+			}
 		}
-		if k, e, ok := ix.histRecord(off); ok && k == id {
-			return e, true
-		}
-	}
-	return histEntry{}, false
+	})
+	return e, ok, err
 }
 
 // histRecord decodes the history record at off.
@@ -375,14 +466,17 @@ func (ix *storedIndex) histRecord(off int64) (string, histEntry, bool) {
 	return k, e, d.Err() == nil && d.Rest() == 0
 }
 
-// eachHistory calls fn for every stored history entry, for a rewrite.
-func (ix *storedIndex) eachHistory(fn func(id string, e histEntry)) {
-	for i := range ix.nHist {
-		_, off := tableAt(ix.hist, i)
-		if k, e, ok := ix.histRecord(off); ok {
-			fn(k, e)
+// eachHistory calls fn for every stored history entry, for a rewrite. fn
+// runs inside read: it must not keep reading the mapping itself.
+func (ix *storedIndex) eachHistory(fn func(id string, e histEntry)) error {
+	return ix.read(func() {
+		for i := range ix.nHist {
+			_, off := tableAt(ix.hist, i)
+			if k, e, ok := ix.histRecord(off); ok {
+				fn(k, e)
+			}
 		}
-	}
+	})
 }
 
 // indexWriter writes the next index, record by record, to a temp file
@@ -458,10 +552,12 @@ func (w *indexWriter) entry(path string, ent *indexEntry) {
 	w.files = append(w.files, tableRow{keyHash(path), w.payload()})
 }
 
-// copied writes a record of the old index unchanged.
-func (w *indexWriter) copied(path, raw string) {
+// copied writes the record at off of the old index unchanged.
+func (w *indexWriter) copied(path string, ix *storedIndex, off int64) {
 	w.files = append(w.files, tableRow{keyHash(path), w.off})
-	w.writeString(raw)
+	if err := ix.copyRecord(w, off); err != nil && w.err == nil {
+		w.err = err
+	}
 }
 
 func (w *indexWriter) history(id string, e histEntry) {
@@ -478,11 +574,10 @@ func (w *indexWriter) finish(state histFile) error {
 	w.enc.B = w.enc.B[:0]
 	w.enc.Uint(state.Ino)
 	w.enc.Int(state.Size)
+	w.enc.Int(state.MtimeNs)
 	w.enc.Int(state.Offset)
-	w.enc.Int(state.Guard.HeadLen)
-	w.enc.Uint(uint64(state.Guard.Head))
-	w.enc.Int(state.Guard.TailLen)
-	w.enc.Uint(uint64(state.Guard.Tail))
+	w.enc.Uint(uint64(state.Head))
+	w.enc.Uint(uint64(state.Tail))
 	w.enc.Uint(uint64(len(state.Clears)))
 	for _, c := range state.Clears {
 		w.enc.String(c.SessionID)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/tasks"
 	"forgectl.dev/shared/transcript"
 	"github.com/google/go-cmp/cmp"
@@ -12,7 +13,7 @@ import (
 
 func sampleEntries() map[string]*indexEntry {
 	return map[string]*indexEntry{
-		"/p/a.jsonl": {Ino: 7, Size: 123456789012, MtimeNs: -5, Guard: guard{HeadLen: 99, Head: 1, TailLen: 99, Tail: 2},
+		"/p/a.jsonl": {File: fresh.File{Ino: 7, Size: 123456789012, MtimeNs: -5}, Sums: fresh.Sums{Head: 1, Tail: 2},
 			Sum: transcript.Summary{SessionID: "a", Cwd: "/é/x", FirstPrompt: "hi \x00 there", Messages: 3, BrokenLines: 1,
 				Sidechain: true, Offset: 99, LastUserOff: -1, LastUserLen: 1 << 40},
 			Side:  sideEntry{Size: 10, MtimeNs: 3, Title: "T", By: "user"},
@@ -31,7 +32,7 @@ func writeSample(t testing.TB, p string) {
 	}
 	w.history("a", histEntry{LastAtMs: 1795970509246, Last: "/rename x"})
 	w.history("b", histEntry{LastAtMs: 1, Last: ""})
-	if err := w.finish(histFile{Ino: 3, Size: 40, Offset: 39, Guard: guard{HeadLen: 39, Head: 5, TailLen: 39, Tail: 6}}); err != nil {
+	if err := w.finish(histFile{Stamp: fresh.Stamp{File: fresh.File{Ino: 3, Size: 40, MtimeNs: 8}, Offset: 39, Sums: fresh.Sums{Head: 5, Tail: 6}}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -43,37 +44,44 @@ func TestIndexRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A record copied into the next index unchanged decodes to the same
+	// entry there.
+	p2 := filepath.Join(t.TempDir(), "idx2")
+	w2, err := newIndexWriter(p2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for path, want := range sampleEntries() {
 		got, off := ix.lookup(path)
-		if d := cmp.Diff(want, got, cmp.AllowUnexported(indexEntry{}, guard{})); d != "" {
+		if d := cmp.Diff(want, got, cmp.AllowUnexported(indexEntry{})); d != "" {
 			t.Fatalf("%s: %s", path, d)
 		}
-		// A copied record decodes to the same entry.
-		if _, e2, err := decodeEntry(ix.raw(off)[len(ix.raw(off))-len(mustRecord(t, ix, off)):]); err != nil || !cmp.Equal(want, e2, cmp.AllowUnexported(indexEntry{}, guard{})) {
-			t.Fatalf("%s: raw record does not hold the entry: %v", path, err)
+		w2.copied(path, ix, off)
+	}
+	if err := w2.finish(ix.histState); err != nil {
+		t.Fatal(err)
+	}
+	ix2, err := openIndex(p2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range sampleEntries() {
+		if got, _ := ix2.lookup(path); !cmp.Equal(want, got, cmp.AllowUnexported(indexEntry{})) {
+			t.Fatalf("%s: the copied record does not hold the entry: %+v", path, got)
 		}
 	}
 	if e, _ := ix.lookup("/p/missing.jsonl"); e != nil {
 		t.Fatalf("found a record for a path never stored: %+v", e)
 	}
-	if e, ok := ix.history("a"); !ok || e.LastAtMs != 1795970509246 || e.Last != "/rename x" {
+	if e, ok, _ := ix.history("a"); !ok || e.LastAtMs != 1795970509246 || e.Last != "/rename x" {
 		t.Fatalf("history: %+v %v", e, ok)
 	}
-	if _, ok := ix.history("c"); ok {
+	if _, ok, _ := ix.history("c"); ok {
 		t.Fatal("history of a session never stored")
 	}
-	if ix.histState.Offset != 39 || ix.histState.Guard.Tail != 6 {
+	if ix.histState.Offset != 39 || ix.histState.Tail != 6 || ix.histState.MtimeNs != 8 {
 		t.Fatalf("history state: %+v", ix.histState)
 	}
-}
-
-func mustRecord(t *testing.T, ix *storedIndex, off int64) string {
-	t.Helper()
-	p, err := ix.record(off)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // A damaged index is never a crash and never a wrong record: every byte
@@ -107,14 +115,15 @@ func TestIndexDamage(t *testing.T) {
 func checkDecodes(t testing.TB, name, path string) {
 	ix, _ := openIndex(path)
 	for k, want := range sampleEntries() {
-		if got, _ := ix.lookup(k); got != nil && !cmp.Equal(want, got, cmp.AllowUnexported(indexEntry{}, guard{})) {
+		if got, _ := ix.lookup(k); got != nil && !cmp.Equal(want, got, cmp.AllowUnexported(indexEntry{})) {
 			t.Fatalf("%s: a damaged index returned a wrong record for %s: %+v", name, k, got)
 		}
 	}
-	if e, ok := ix.history("a"); ok && (e.LastAtMs != 1795970509246 || e.Last != "/rename x") {
+	if e, ok, _ := ix.history("a"); ok && (e.LastAtMs != 1795970509246 || e.Last != "/rename x") {
 		t.Fatalf("%s: a damaged index returned a wrong history entry: %+v", name, e)
 	}
 	ix.eachHistory(func(string, histEntry) {})
+	ix.close()
 }
 
 func FuzzIndex(f *testing.F) {

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/parallel"
@@ -58,7 +57,7 @@ var ErrStop = errors.New("stop listing")
 const window = 1024
 
 // releaseEvery is how many rows pass between releases of the index's pages
-// (see fsutil.ReleaseMapped): records are looked up about in the order they
+// (see fsutil.Mapping.Release): records are looked up about in the order they
 // were written, so those released are mostly behind the listing.
 const releaseEvery = 4096
 
@@ -146,7 +145,7 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 		sl.sess = nil // the consumer's now
 		st.Listed++
 		if st.Listed%releaseEvery == 0 {
-			fsutil.ReleaseMapped(ix.data)
+			ix.release()
 		}
 		if emitErr = emit(s); emitErr != nil {
 			break
@@ -159,7 +158,10 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 		if err := save.finish(files, slots, p.doneUpTo(), hist, ixErr != nil); err != nil {
 			st.Problems = append(st.Problems, err)
 		}
+	} else if err := ix.failure(); err != nil {
+		st.Problems = append(st.Problems, err)
 	}
+	ix.close()
 	if errors.Is(emitErr, ErrStop) {
 		emitErr = nil
 	}
@@ -173,7 +175,7 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 type slot struct {
 	sess    *Session
 	ent     *indexEntry // the record to store, when it changed
-	raw     string      // the stored record, when it did not
+	rawAt   int64       // where the stored record is, when it did not; 0: none
 	scanned bool        // the transcript was read
 	stored  bool        // the index had a record for the path
 	problem error
@@ -265,7 +267,7 @@ func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bo
 	}
 	sl.sess = &s
 	if ent == old {
-		sl.raw = ix.raw(off)
+		sl.rawAt = off
 	} else {
 		sl.ent = ent
 	}
@@ -316,7 +318,7 @@ func (s *indexSave) take(files []fileRef, slots []slot, k int) {
 	if sl.stored {
 		s.stored++
 	}
-	if sl.ent != nil || (sl.stored && sl.raw == "") {
+	if sl.ent != nil || (sl.stored && sl.rawAt == 0) {
 		s.changed = true
 	}
 	if s.changed && s.w == nil && s.err == nil {
@@ -343,17 +345,23 @@ func (s *indexSave) put(files []fileRef, slots []slot, k int) {
 	switch sl := &slots[k]; {
 	case sl.ent != nil:
 		s.w.entry(files[k].path(), sl.ent)
-	case sl.raw != "":
-		s.w.copied(files[k].path(), sl.raw)
+	case sl.rawAt != 0:
+		s.w.copied(files[k].path(), s.ix, sl.rawAt)
 	}
-	slots[k].ent, slots[k].raw = nil, ""
+	slots[k].ent, slots[k].rawAt = nil, 0
 }
 
 // finish writes what was not taken (slots the listing, stopped early, did
 // not reach: their stored records are kept when still valid), the
 // history, and renames the new index into place; or leaves the old one
-// when nothing changed.
+// when nothing changed. An index that shrank under the listing is not
+// rewritten: the records it kept cannot be copied, and the next listing
+// finds it damaged and rebuilds it.
 func (s *indexSave) finish(files []fileRef, slots []slot, done int, hist *history, damaged bool) error {
+	if err := s.ix.failure(); err != nil {
+		s.abandon()
+		return err
+	}
 	if s.err != nil {
 		return s.err
 	}
@@ -361,8 +369,8 @@ func (s *indexSave) finish(files []fileRef, slots []slot, done int, hist *histor
 		sl := &slots[k]
 		if k >= done && sl.ent == nil {
 			if old, off := s.ix.lookup(files[k].path()); old != nil {
-				if old.Ino == files[k].ino && old.Size == files[k].size && old.MtimeNs == files[k].mt {
-					sl.raw, sl.stored = s.ix.raw(off), true
+				if old.stamp().Same(files[k].stat()) {
+					sl.rawAt, sl.stored = off, true
 				} else {
 					s.changed = true // dropped: read whole next time
 				}
@@ -382,8 +390,23 @@ func (s *indexSave) finish(files []fileRef, slots []slot, done int, hist *histor
 			return s.err
 		}
 	}
-	hist.write(s.w, files)
+	if err := hist.write(s.w, files); err != nil {
+		s.abandon()
+		return err
+	}
+	if err := s.ix.failure(); err != nil {
+		s.abandon() // it shrank while the last records were copied
+		return err
+	}
 	return s.w.finish(hist.file)
+}
+
+// abandon drops the rewrite, if one was started.
+func (s *indexSave) abandon() {
+	if s.w != nil {
+		s.w.abandon()
+		s.w = nil
+	}
 }
 
 // pipe hands the workers' rows to the consumer in order, and keeps the
@@ -483,11 +506,18 @@ func Indexed(opt Options, fn func(*Session)) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer ix.close()
 	n := 0
 	repos := &repoCache{home: opt.Home, names: map[string]repoInfo{}}
 	for i := range ix.nFiles {
-		_, off := tableAt(ix.files, i)
-		payload, err := ix.record(off)
+		var payload string
+		var err error
+		if rerr := ix.read(func() {
+			_, off := tableAt(ix.files, i)
+			payload, err = ix.record(off)
+		}); rerr != nil {
+			return n, rerr
+		}
 		if err != nil {
 			continue
 		}

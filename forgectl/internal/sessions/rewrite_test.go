@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,86 +9,84 @@ import (
 	"time"
 )
 
-// A transcript changed other than by appending lists what it now says:
-// rewritten in place and longer (the same inode, so only the index's
-// checksums can tell), rewritten at the same size, shrunk, and replaced by
-// a rename (a new inode).
+// A transcript changed other than by appending lists what it now says,
+// whatever the shape of the change (longer, the same size, shorter, in
+// place or renamed over) and wherever it lies: in the first 4 KiB, more
+// than 4 KiB from either end, or in the last 4 KiB. An append after that
+// is read on from the new end.
 func TestRewritesListWhatTheFileSays(t *testing.T) {
-	titled := func(repo, id, title string, padding int) []string {
-		return []string{row(repo, id, "main", "cli", "the first prompt stays the same"),
-			row(repo, id, "main", "cli", strings.Repeat("p", padding)),
-			`{"type":"custom-title","customTitle":"` + title + `","sessionId":"` + id + `"}` + "\n"}
-	}
-	for _, tc := range []struct {
-		name    string
-		rewrite func(t *testing.T, p string, lines []string)
+	const oldTitle = "Old title"
+	shapes := []struct {
+		name, title string
+		rename      bool
 	}{
-		{"in place, longer", func(t *testing.T, p string, lines []string) {
-			f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.WriteString(strings.Join(lines, ""))
-			f.Close()
-		}},
-		{"in place, same size", func(t *testing.T, p string, lines []string) {
-			f, _ := os.OpenFile(p, os.O_WRONLY, 0)
-			f.WriteString(strings.Join(lines, ""))
-			f.Close()
-		}},
-		{"shrunk", func(t *testing.T, p string, lines []string) {
-			os.WriteFile(p, []byte(strings.Join(lines, "")), 0o600)
-		}},
-		{"renamed over", func(t *testing.T, p string, lines []string) {
-			tmp := p + ".new"
-			os.WriteFile(tmp, []byte(strings.Join(lines, "")), 0o600)
-			if err := os.Rename(tmp, p); err != nil {
-				t.Fatal(err)
-			}
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
-			repo := filepath.Join(f.home, "r")
-			os.MkdirAll(repo, 0o755)
-			idx := filepath.Join(f.home, "idx")
-			then := time.Now().Add(-time.Hour)
-			p := f.transcript(repo, "s1", then, titled(repo, "s1", "Old title", 6000)...)
-			res, err := listAll(Options{Claude: f.claude, IndexPath: idx})
-			if err != nil || len(res.Sessions) != 1 || res.Sessions[0].Name != "Old title" {
-				t.Fatalf("before: %v %+v", err, res.Sessions)
-			}
-			var lines []string
-			switch tc.name {
-			case "in place, longer":
-				// The head is the same; what came before the old offset is
-				// not, and the file grew: the new title comes before the
-				// old offset, and what follows it names nothing.
-				lines = titled(repo, "s1", "New title", 9000)
-				lines[1], lines[2] = lines[2], lines[1]
-			case "in place, same size":
-				lines = titled(repo, "s1", "New title", 6000)
-			case "shrunk":
-				lines = titled(repo, "s1", "New title", 10)
-			default:
-				lines = titled(repo, "s1", "New title", 7000)
-			}
-			tc.rewrite(t, p, lines)
-			later := then.Add(time.Minute)
-			os.Chtimes(p, later, later)
-			res, err = listAll(Options{Claude: f.claude, IndexPath: idx})
-			if err != nil || len(res.Sessions) != 1 || res.Sessions[0].Name != "New title" || res.Sessions[0].Messages != 2 {
-				t.Fatalf("after: %v %+v", err, res.Sessions)
-			}
-			// An append after that is read on from the new offset.
-			fh, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-			fh.WriteString(`{"type":"custom-title","customTitle":"Appended title","sessionId":"s1"}` + "\n")
-			fh.Close()
-			res, _ = listAll(Options{Claude: f.claude, IndexPath: idx})
-			if res.Scanned != 1 || res.Sessions[0].Name != "Appended title" || res.Sessions[0].Messages != 2 {
-				t.Fatalf("append after the rewrite: scanned %d %+v", res.Scanned, res.Sessions[0])
-			}
-		})
+		{"in place, longer", "A much longer new title", false},
+		{"in place, same size", "New title", false},
+		{"in place, shorter", "New", false},
+		{"renamed over, same size", "New title", true},
+		{"renamed over, longer", "A much longer new title", true},
+	}
+	// Padding prompts (about 350 bytes each) before and after the title
+	// row: 60 of them are over 4 KiB.
+	depths := []struct {
+		name          string
+		before, after int
+	}{
+		{"head", 0, 120},
+		{"middle", 60, 60},
+		{"last 4 KiB", 120, 0},
+	}
+	for _, sh := range shapes {
+		for _, dp := range depths {
+			t.Run(sh.name+"/"+dp.name, func(t *testing.T) {
+				f := newFixture(t)
+				repo := filepath.Join(f.home, "r")
+				os.MkdirAll(repo, 0o755)
+				idx := filepath.Join(f.home, "idx")
+				lines := func(title string) []string {
+					l := []string{row(repo, "s1", "main", "cli", "the first prompt stays the same")}
+					for i := range dp.before {
+						l = append(l, row(repo, "s1", "main", "cli", fmt.Sprintf("padding prompt %d before, to move the title away from the start", i)))
+					}
+					l = append(l, `{"type":"custom-title","customTitle":"`+title+`","sessionId":"s1"}`+"\n")
+					for i := range dp.after {
+						l = append(l, row(repo, "s1", "main", "cli", fmt.Sprintf("padding prompt %d after, to move the title away from the end", i)))
+					}
+					return l
+				}
+				prompts := 1 + dp.before + dp.after
+				then := time.Now().Add(-time.Hour)
+				p := f.transcript(repo, "s1", then, lines(oldTitle)...)
+				res, err := listAll(Options{Claude: f.claude, IndexPath: idx})
+				if err != nil || len(res.Sessions) != 1 || res.Sessions[0].Name != oldTitle {
+					t.Fatalf("before: %v %+v", err, res.Sessions)
+				}
+				b := []byte(strings.Join(lines(sh.title), ""))
+				if sh.rename {
+					tmp := p + ".new"
+					os.WriteFile(tmp, b, 0o600)
+					if err := os.Rename(tmp, p); err != nil {
+						t.Fatal(err)
+					}
+				} else if err := os.WriteFile(p, b, 0o600); err != nil { // the same inode
+					t.Fatal(err)
+				}
+				later := then.Add(time.Minute)
+				os.Chtimes(p, later, later)
+				res, err = listAll(Options{Claude: f.claude, IndexPath: idx})
+				if err != nil || len(res.Sessions) != 1 || res.Sessions[0].Name != sh.title || res.Sessions[0].Messages != prompts {
+					t.Fatalf("after: %v %+v", err, res.Sessions)
+				}
+				// An append after that is read on from the new offset.
+				fh, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+				fh.WriteString(`{"type":"custom-title","customTitle":"Appended title","sessionId":"s1"}` + "\n")
+				fh.Close()
+				res, _ = listAll(Options{Claude: f.claude, IndexPath: idx})
+				if res.Scanned != 1 || res.Sessions[0].Name != "Appended title" || res.Sessions[0].Messages != prompts {
+					t.Fatalf("append after the rewrite: scanned %d %+v", res.Scanned, res.Sessions[0])
+				}
+			})
+		}
 	}
 }
 
@@ -111,5 +110,15 @@ func TestHistoryRewrittenInPlace(t *testing.T) {
 	res, _ = listAll(Options{Claude: f.claude, IndexPath: idx})
 	if got := res.Sessions[0].LastPromptAt.UnixMilli(); got != 1795960000000 {
 		t.Fatalf("after the rewrite the history says %d", got)
+	}
+	// Rewritten again at the same size, a moment later: read again too.
+	fh, _ = os.OpenFile(f.claude.History(), os.O_WRONLY, 0)
+	fh.WriteString(`{"display":"a rewritten, longer line","timestamp":1795950000000,"project":"/x","sessionId":"s1"}` + "\n")
+	fh.Close()
+	later := time.Now().Add(time.Minute)
+	os.Chtimes(f.claude.History(), later, later)
+	res, _ = listAll(Options{Claude: f.claude, IndexPath: idx})
+	if got := res.Sessions[0].LastPromptAt.UnixMilli(); got != 1795950000000 {
+		t.Fatalf("after a same-size rewrite the history says %d", got)
 	}
 }

@@ -1,11 +1,11 @@
 package sessions
 
 import (
-	"hash/crc32"
 	"os"
 	"sort"
 	"strings"
 
+	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/paths"
@@ -15,59 +15,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// guardSpan is how much of a file's start, and of what comes just before
-// the offset a summary stopped at, is checksummed. A rewrite in place that
-// ends up longer than before (a sync tool, an editor) changes one or the
-// other in every case seen; appending changes neither.
-const guardSpan = 4096
-
-// guard checksums the start of a file and the bytes just before the
-// offset it was taken at.
-type guard struct {
-	HeadLen int64
-	Head    uint32
-	TailLen int64
-	Tail    uint32
-}
-
-// guardOf checksums f up to offset.
-func guardOf(f *os.File, offset int64) (guard, error) {
-	n := min(guardSpan, offset)
-	g := guard{HeadLen: n, TailLen: n}
-	buf := make([]byte, 2*n)
-	if !readAt(f, buf[:n], 0) || !readAt(f, buf[n:], offset-n) {
-		return guard{}, os.ErrInvalid
-	}
-	g.Head = crc32.Checksum(buf[:n], castagnoli)
-	g.Tail = crc32.Checksum(buf[n:], castagnoli)
-	return g, nil
-}
-
-// holds reports whether f still has, up to offset, the bytes g was taken of.
-func (g guard) holds(f *os.File, offset int64) bool {
-	if offset == 0 {
-		return true // nothing was read before
-	}
-	if g.HeadLen != min(guardSpan, offset) || g.TailLen != g.HeadLen {
-		return false
-	}
-	got, err := guardOf(f, offset)
-	return err == nil && got == g
-}
-
-func readAt(f *os.File, b []byte, off int64) bool {
-	n, _ := f.ReadAt(b, off)
-	return n == len(b)
-}
-
 // summarise brings one transcript's record up to date: it reads the bytes
 // appended since old was taken, or the whole file when there is no usable
-// record or the file was rewritten. It reports whether it had to read.
+// record or the file was rewritten (fresh.Decide says which). It reports
+// whether it had to read.
 func summarise(sc *jsonl.Scanner, f *fileRef, path string, old *indexEntry) (*indexEntry, bool, error) {
-	if old != nil && old.Ino == f.ino && old.Size == f.size && old.MtimeNs == f.mt {
+	now := f.stat()
+	if old != nil && old.stamp().Same(now) {
 		return old, false, nil
 	}
-	ent := &indexEntry{Ino: f.ino, Size: f.size, MtimeNs: f.mt, Side: sideEntry{Size: -1}}
+	ent := &indexEntry{File: now, Side: sideEntry{Size: -1}}
 	if old != nil {
 		ent.Side, ent.Tasks = old.Side, old.Tasks
 	}
@@ -76,10 +33,8 @@ func summarise(sc *jsonl.Scanner, f *fileRef, path string, old *indexEntry) (*in
 		return nil, true, err
 	}
 	defer fh.Close()
-	// Append-only: a file that kept its inode and its bytes up to where the
-	// record stopped is read on from there.
-	if old != nil && old.Ino == f.ino && f.size >= old.Sum.Offset && old.Guard.holds(fh, old.Sum.Offset) {
-		ent.Sum = old.Sum
+	if old != nil && fresh.Decide(old.stamp(), now, fh) == fresh.Appended {
+		ent.Sum = old.Sum // read on from old.Sum.Offset
 	}
 	if err := ent.Sum.ReadFrom(sc, fh); err != nil {
 		// Unreadable now (gone, permissions, I/O): leave it out of this
@@ -88,9 +43,11 @@ func summarise(sc *jsonl.Scanner, f *fileRef, path string, old *indexEntry) (*in
 		// summary would stick.
 		return nil, true, err
 	}
-	if ent.Guard, err = guardOf(fh, ent.Sum.Offset); err != nil {
+	st, err := fresh.Take(now, ent.Sum.Offset, fh)
+	if err != nil {
 		return nil, true, err
 	}
+	ent.Sums = st.Sums
 	return ent, true, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/parallel"
 
 	"golang.org/x/sys/unix"
@@ -29,6 +30,9 @@ type fileRef struct {
 }
 
 func (f *fileRef) path() string { return *f.dir + string(filepath.Separator) + f.name }
+
+// stat is what the walk saw of the file, for fresh.Decide.
+func (f *fileRef) stat() fresh.File { return fresh.File{Ino: f.ino, Size: f.size, MtimeNs: f.mt} }
 
 // walk lists projects/*/*.jsonl with size, mtime and inode, newest first
 // (the order a listing hands sessions on in; ties by id, so that it is the

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// An index file truncated by another process while forgectl has it mapped
+// must end in a whole answer (the index is rebuilt, or the transcripts
+// read instead), never a crash. Each run stops the process once it has
+// the file mapped (read from /proc/PID/maps), truncates the file, and lets
+// it go on; before mapped reads were guarded, nearly every run died of
+// SIGBUS ("fatal error: fault", exit 2).
+func TestE2ESearchIndexTruncatedWhileMapped(t *testing.T) {
+	truncatedWhileMapped(t, "/cache/search/seg-", "resume", "search", "--json", "the")
+}
+
+func TestE2EListingIndexTruncatedWhileMapped(t *testing.T) {
+	truncatedWhileMapped(t, "/cache/transcripts.idx", "resume", "ls", "--json")
+}
+
+func truncatedWhileMapped(t *testing.T, mapped string, args ...string) {
+	if runtime.GOOS != "linux" {
+		t.Skip("catches the file mapped through /proc/PID/maps")
+	}
+	h := newSearchHome(t, "-scale", "-sessions", "150", "-repos", "3")
+	answer := func(cmd *exec.Cmd, stdout, stderr *bytes.Buffer) ([]string, int) {
+		t.Helper()
+		code := exitCode(cmd.Wait())
+		if strings.Contains(stderr.String(), "fatal error") || strings.Contains(stderr.String(), "panic") || code != 0 {
+			t.Fatalf("%s: exit %d\n%s", strings.Join(args, " "), code, firstLines(stderr.String(), 12))
+		}
+		var rows []struct {
+			SessionID string `json:"session_id"`
+			Name      string `json:"name"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, firstLines(stdout.String(), 5))
+		}
+		var ids []string
+		for _, r := range rows {
+			ids = append(ids, r.SessionID+" "+r.Name)
+		}
+		slices.Sort(ids)
+		return ids, code
+	}
+	start := func() (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+		cmd := h.command(args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, &stdout, &stderr
+	}
+	want, _ := answer(start())
+	if len(want) == 0 {
+		t.Fatal("no rows to compare")
+	}
+	caught := 0
+	for run := range 6 {
+		answer(start()) // the index whole again, rebuilt after the last run
+		cmd, stdout, stderr := start()
+		if path := stopWhenMapped(cmd.Process.Pid, mapped); path != "" {
+			size := []string{"0", "4096"}[run%2]
+			if out, err := exec.Command("truncate", "-s", size, path).CombinedOutput(); err != nil {
+				t.Fatalf("truncate: %v %s", err, out)
+			}
+			caught++
+		}
+		syscall.Kill(cmd.Process.Pid, syscall.SIGCONT)
+		got, _ := answer(cmd, stdout, stderr)
+		if !slices.Equal(got, want) {
+			t.Fatalf("run %d: %d rows, want %d\nstderr: %s", run, len(got), len(want), stderr)
+		}
+	}
+	if caught < 3 {
+		t.Fatalf("caught the file mapped in %d of 6 runs: the test proves too little", caught)
+	}
+}
+
+// stopWhenMapped stops the process at the first moment it is seen with a
+// file whose path holds mapped in its memory map, and returns that path;
+// "" when it exited first. The process is left stopped.
+func stopWhenMapped(pid int, mapped string) string {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(pid, syscall.SIGSTOP) != nil {
+			return ""
+		}
+		for !stopped(pid) {
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+				return ""
+			}
+			runtime.Gosched()
+		}
+		maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+		if err != nil {
+			return ""
+		}
+		for _, l := range strings.Split(string(maps), "\n") {
+			if i := strings.Index(l, "/"); i >= 0 && strings.Contains(l[i:], mapped) {
+				return strings.TrimSuffix(l[i:], " (deleted)")
+			}
+		}
+		syscall.Kill(pid, syscall.SIGCONT)
+		time.Sleep(200 * time.Microsecond)
+	}
+	return ""
+}
+
+// stopped reports whether the process is stopped, or gone (a zombie).
+func stopped(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && (s[i+2] == 'T' || s[i+2] == 't' || s[i+2] == 'Z')
+}
+
+func firstLines(s string, n int) string {
+	l := strings.SplitN(s, "\n", n+1)
+	return strings.Join(l[:min(n, len(l))], "\n")
+}
