@@ -20,19 +20,15 @@ import (
 // store is written; truncating the file in place while it is mapped would
 // fault the reader, which is why only forgectl's own caches are mapped.
 func MapFile(path string) (string, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, st, err := openRegular(path) // a FIFO must not block the open
 	if err != nil {
-		return "", &fs.PathError{Op: "open", Path: path, Err: err}
+		return "", err
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return "", &fs.PathError{Op: "stat", Path: path, Err: err}
-	}
 	if st.Size == 0 {
 		return "", nil // mmap refuses an empty length
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > 1<<30 {
+	if st.Size > 1<<30 {
 		return "", &fs.PathError{Op: "map", Path: path, Err: unix.EINVAL}
 	}
 	b, err := unix.Mmap(fd, 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED)

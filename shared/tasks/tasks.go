@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"forgectl.dev/shared/fsutil"
 )
 
 // Task is one task file.
@@ -75,7 +77,7 @@ type List struct {
 // ReadList reads a task list. A missing directory returns an error that
 // satisfies errors.Is(err, os.ErrNotExist): many sessions never have one.
 func ReadList(dir string) (List, error) {
-	ents, err := os.ReadDir(dir)
+	ents, err := fsutil.ReadDir(dir)
 	if err != nil {
 		return List{Dir: dir}, err
 	}
@@ -86,7 +88,7 @@ func ReadList(dir string) (List, error) {
 		if !ok || de.IsDir() || strings.HasPrefix(name, ".") {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := fsutil.ReadRegular(filepath.Join(dir, name))
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) { // deleted while we read: not a problem
 				l.Problems = append(l.Problems, err)
@@ -130,7 +132,7 @@ func IDLess(a, b string) bool {
 }
 
 func readHWM(dir string) (int, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ".highwatermark"))
+	b, err := fsutil.ReadRegular(filepath.Join(dir, ".highwatermark"))
 	if err != nil {
 		return 0, err
 	}

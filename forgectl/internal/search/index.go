@@ -94,7 +94,7 @@ func open(dir string) (*index, error) {
 
 // wipe removes every index file but the lock.
 func wipe(dir string) error {
-	ents, err := os.ReadDir(dir)
+	ents, err := fsutil.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
@@ -277,7 +277,7 @@ func (ix *index) commit(cat *catalog) error {
 	for _, s := range cat.Segs {
 		keep[segName(s.ID)] = true
 	}
-	ents, _ := os.ReadDir(ix.dir)
+	ents, _ := fsutil.ReadDir(ix.dir)
 	for _, e := range ents {
 		name := e.Name()
 		if keep[name] {
@@ -460,7 +460,7 @@ func (ix *index) run(opt Options, jobs []*job, consume func(*jobResult) error) e
 
 // read brings one transcript's record up to date.
 func (ix *index) read(sc *jsonl.Scanner, j *job, set map[string]struct{}) jobResult {
-	f, err := os.Open(j.f.path)
+	f, err := fsutil.OpenRegular(j.f.path)
 	if err != nil {
 		return jobResult{j: j, err: err}
 	}

@@ -207,7 +207,7 @@ type segment struct {
 // openSegment maps path and checks it is the segment the catalog recorded
 // (its size and the CRC of its tables).
 func openSegment(path string, size int64, crc uint32) (*segment, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, damaged("%s is missing", filepath.Base(path))

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/transcript"
@@ -48,7 +48,7 @@ func readHistory(path string, ix *storedIndex) (*history, error) {
 		return h, nil
 	}
 	h.changed = true
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		h.stored = nil
 		return h, err

@@ -234,7 +234,11 @@ func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bo
 	}
 	if !skipTasks {
 		var te *taskEntry
-		s.Tasks, s.TasksSource, te = countTasks(j.claude, j.taskDirs, ent.Tasks, s.ID, s.Snapshot)
+		var tp error
+		s.Tasks, s.TasksSource, te, tp = countTasks(j.claude, j.taskDirs, ent.Tasks, s.ID, s.Snapshot)
+		if tp != nil {
+			sl.problem = errors.Join(sl.problem, tp)
+		}
 		if te != ent.Tasks {
 			if ent == old {
 				next := *old
