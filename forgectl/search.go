@@ -15,6 +15,7 @@ import (
 	"forgectl.dev/forgectl/internal/search"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/interrupt"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
@@ -93,7 +94,8 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 		err error
 	}
 	ch := make(chan searched, 1)
-	opt := search.Options{Projects: a.claudePaths().Projects(), Dir: filepath.Join(a.forgectlPaths().Cache(), "search")}
+	opt := search.Options{Projects: a.claudePaths().Projects(), Dir: filepath.Join(a.forgectlPaths().Cache(), "search"),
+		OnExit: func(fn func()) func() { return interrupt.OnExit(ctx, fn) }}
 	go func() {
 		res, err := search.Search(opt, q)
 		ch <- searched{res, err}
@@ -104,7 +106,8 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 	case <-ctx.Done():
 		// Ctrl-C during a long first build: leave now. The index is only
 		// ever replaced whole (a temp file renamed), so nothing half
-		// written is trusted; the next search removes the leftovers.
+		// written is trusted; the segment being written is removed as
+		// the process ends (Options.OnExit).
 		return found{}, exit(exitcode.Interrupted)
 	}
 	for _, n := range s.res.Notes {

@@ -32,6 +32,10 @@ type Options struct {
 	// LockWait bounds the wait for another search updating the index; 0
 	// means a minute (a first build of a large home takes seconds).
 	LockWait time.Duration
+	// OnExit, when set, registers the removal of a segment being written
+	// for as long as it is a temp file (interrupt.OnExit, bound to the
+	// command's context): a second Ctrl-C ends the process mid-build.
+	OnExit func(cleanup func()) (remove func())
 }
 
 // tailLen is how much of a transcript before the offset read so far is
@@ -204,7 +208,7 @@ func update(opt Options, st *Stats) (*index, []error, error) {
 		}
 		if w == nil {
 			var err error
-			if w, err = newSegWriter(opt.Dir); err != nil {
+			if w, err = newSegWriter(opt.Dir, opt.OnExit); err != nil {
 				return err
 			}
 		}
@@ -322,7 +326,7 @@ func foldSet(segs []segInfo, mostlyDead bool) map[uint64]bool {
 
 // compact rewrites the live records of the segments in fold into one.
 func (ix *index) compact(opt Options, cat *catalog, fold map[uint64]bool) error {
-	w, err := newSegWriter(opt.Dir)
+	w, err := newSegWriter(opt.Dir, opt.OnExit)
 	if err != nil {
 		return err
 	}

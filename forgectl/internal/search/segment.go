@@ -67,14 +67,19 @@ type segWriter struct {
 	dict map[string][]uint32
 	rec  binrec.Encoder
 	err  error
+	kept func() // unregisters the temp file's removal (see Options.OnExit)
 }
 
-func newSegWriter(dir string) (*segWriter, error) {
+func newSegWriter(dir string, onExit func(func()) func()) (*segWriter, error) {
 	f, err := os.CreateTemp(dir, ".seg.tmp-*")
 	if err != nil {
 		return nil, err
 	}
-	s := &segWriter{f: f, w: bufio.NewWriterSize(f, 1<<20), path: f.Name(), dict: map[string][]uint32{}}
+	s := &segWriter{f: f, w: bufio.NewWriterSize(f, 1<<20), path: f.Name(), dict: map[string][]uint32{}, kept: func() {}}
+	if onExit != nil {
+		tmp := f.Name()
+		s.kept = onExit(func() { os.Remove(tmp) })
+	}
 	s.write([]byte(segMagic))
 	return s, nil
 }
@@ -183,6 +188,7 @@ func (s *segWriter) finish(name string) (size int64, crc uint32, err error) {
 	if err := os.Rename(s.path, filepath.Join(filepath.Dir(s.path), name)); err != nil {
 		return 0, 0, err
 	}
+	s.kept()
 	return int64(s.off), crc, nil
 }
 
@@ -190,6 +196,7 @@ func (s *segWriter) finish(name string) (size int64, crc uint32, err error) {
 func (s *segWriter) abandon() {
 	s.f.Close()
 	os.Remove(s.path)
+	s.kept()
 }
 
 // segment is a mapped segment file.

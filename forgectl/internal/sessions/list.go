@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/parallel"
@@ -121,7 +123,7 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 	}()
 
 	var emitErr error
-	save := &indexSave{path: opt.IndexPath, ix: ix}
+	save := &indexSave{path: opt.IndexPath, ix: ix, ctx: parent}
 	k := 0
 	for ; k < len(files); k++ {
 		if parent.Err() != nil || !p.await(k) {
@@ -306,6 +308,8 @@ type indexSave struct {
 	changed bool
 	stored  int // records of the stored index still in use
 	err     error
+	ctx     context.Context // for interrupt.OnExit
+	kept    func()          // unregisters the temp file's removal
 }
 
 // take notes slot k, the next in order, and writes it if the index is
@@ -333,6 +337,9 @@ func (s *indexSave) open(files []fileRef, slots []slot, upTo int) {
 	if s.err != nil {
 		return
 	}
+	// A second Ctrl-C may end the process in the middle of the listing.
+	tmp := s.w.f.Name()
+	s.kept = interrupt.OnExit(s.ctx, func() { os.Remove(tmp) })
 	for k := range upTo {
 		s.put(files, slots, k)
 	}
@@ -353,6 +360,11 @@ func (s *indexSave) put(files []fileRef, slots []slot, k int) {
 // history, and renames the new index into place; or leaves the old one
 // when nothing changed.
 func (s *indexSave) finish(files []fileRef, slots []slot, done int, hist *history, damaged bool) error {
+	defer func() {
+		if s.kept != nil {
+			s.kept()
+		}
+	}()
 	if s.err != nil {
 		return s.err
 	}
