@@ -55,8 +55,6 @@ EXIT STATUS
        be written; the run was signalled; the version did not settle or
        could not be read; install failed
   2    bad usage, an invalid config.toml, or a refused install
-  130  a second SIGINT (143 SIGTERM, 129 SIGHUP) ended the run at once, its
-       hooks' process groups killed
   Any other code is a failure.
 
 ENVIRONMENT

@@ -183,5 +183,4 @@ const restartExit = `EXIT STATUS
        waiting, a session ended pane_gone, another run holds the lock, or
        the installed claude version cannot be determined
   2    bad usage
-  130  a second SIGINT (143 SIGTERM, 129 SIGHUP) ended the run at once
   Any other code is a failure.`

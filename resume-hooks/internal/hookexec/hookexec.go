@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"forgectl.dev/shared/interrupt"
 	"golang.org/x/sys/unix"
 )
 
@@ -86,8 +85,6 @@ func Run(ctx context.Context, s Spec) Result {
 		return Result{ExitStatus: -1, StartErr: err, Duration: time.Since(start)}
 	}
 	pgid := cmd.Process.Pid
-	// A second signal ends this process at once: the group goes with it.
-	defer interrupt.OnExit(ctx, func() { _ = unix.Kill(-pgid, unix.SIGKILL) })()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
