@@ -5,8 +5,8 @@
 // at once with 128 plus the first signal's number, for work blocked where
 // no context reaches (an open on a hung network mount, a write to a pipe
 // nobody reads). Either way the cleanups registered with OnExit (temp
-// files, lock directories) have run by the time Run
-// returns to main, and os.Exit stays in main.
+// files, lock directories) have run by the time Run returns to main, and
+// os.Exit stays in main.
 //
 // signal.NotifyContext alone catches every later signal too, so once the
 // work is stuck only SIGKILL ends it.

@@ -34,9 +34,12 @@ func readHistory(path string, ix *storedIndex) (*history, error) {
 	h := &history{fresh: map[string]histEntry{}, stored: ix}
 	old := ix.histState
 	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
+	if err := syscall.Stat(path, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		h.stored = nil
 		h.changed = ix.nHist > 0 || old.Size != 0
+		if err == nil { // a FIFO, say: never opened, and said every time
+			return h, fsutil.NotRegular(path, uint32(st.Mode))
+		}
 		if errors.Is(err, syscall.ENOENT) {
 			return h, nil
 		}
