@@ -9,15 +9,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"forgectl.dev/forgectl/internal/picker"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/version"
@@ -95,8 +94,17 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if len(args) > 0 && args[0] == completeCommand {
 		return a.complete(ctx, args[1:])
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// A first Ctrl-C or SIGTERM cancels ctx; a second returns at once.
+	return interrupt.Run(ctx, func(ctx context.Context) int {
+		code := a.runRoot(ctx, args)
+		if c := interrupt.Signalled(ctx); c != 0 {
+			return c // 130 or 143, whatever the command made of the cancel
+		}
+		return code
+	})
+}
+
+func (a *app) runRoot(ctx context.Context, args []string) int {
 	root := a.rootCommand()
 	ordered, err := flagsFirst(root, args)
 	if err == nil {

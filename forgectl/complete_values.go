@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/registry"
 )
 
@@ -62,7 +62,7 @@ func (a *app) liveSessionIDs() []string {
 // matches an exact id whether or not the session is hidden.
 func (a *app) transcriptIDs(prefix string) []string {
 	projects := a.claudePaths().Projects()
-	folders, err := os.ReadDir(projects)
+	folders, err := fsutil.ReadDir(projects)
 	if err != nil {
 		return nil
 	}
@@ -71,7 +71,7 @@ func (a *app) transcriptIDs(prefix string) []string {
 		if !f.IsDir() {
 			continue
 		}
-		entries, err := os.ReadDir(filepath.Join(projects, f.Name()))
+		entries, err := fsutil.ReadDir(filepath.Join(projects, f.Name()))
 		if err != nil {
 			continue
 		}

@@ -32,7 +32,9 @@
 //	  0    done
 //	  1    no session matched, the filter was ambiguous, or an action failed
 //	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
-//	  130  interrupted (Esc or Ctrl-C in the picker)
+//	  130  interrupted (Esc or Ctrl-C in the picker, Ctrl-C or SIGINT elsewhere;
+//	       a second Ctrl-C ends a command at once)
+//	  143  stopped by SIGTERM
 //	  Any other code is a failure.
 //
 //	ENVIRONMENT
@@ -134,7 +136,9 @@
 //	  0    done
 //	  1    no session matched, the filter was ambiguous, or an action failed
 //	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
-//	  130  interrupted (Esc or Ctrl-C in the picker)
+//	  130  interrupted (Esc or Ctrl-C in the picker, Ctrl-C or SIGINT elsewhere;
+//	       a second Ctrl-C ends a command at once)
+//	  143  stopped by SIGTERM
 //	  Any other code is a failure.
 //
 // # forgectl resume ls --help
@@ -240,7 +244,9 @@
 //	  0    done
 //	  1    no session matched, the filter was ambiguous, or an action failed
 //	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
-//	  130  interrupted (Esc or Ctrl-C in the picker)
+//	  130  interrupted (Esc or Ctrl-C in the picker, Ctrl-C or SIGINT elsewhere;
+//	       a second Ctrl-C ends a command at once)
+//	  143  stopped by SIGTERM
 //	  Any other code is a failure.
 //
 // # forgectl launch --help
@@ -265,7 +271,9 @@
 //	  0    done
 //	  1    no session matched, the filter was ambiguous, or an action failed
 //	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
-//	  130  interrupted (Esc or Ctrl-C in the picker)
+//	  130  interrupted (Esc or Ctrl-C in the picker, Ctrl-C or SIGINT elsewhere;
+//	       a second Ctrl-C ends a command at once)
+//	  143  stopped by SIGTERM
 //	  Any other code is a failure.
 //
 // # forgectl launch doctor --help

@@ -157,6 +157,11 @@ func isExecutable(p string) bool {
 func (a *app) wireStopHook(dryRun, remove bool) error {
 	path := a.claudePaths().Settings()
 	doc, err := settings.Read(path)
+	if errors.Is(err, fsutil.ErrNotRegular) {
+		a.errorf("cannot read %s: %v", path, errors.Unwrap(err))
+		a.hintf("%s", snapcheck.SettingsHint(path))
+		return exit(exitcode.Refused)
+	}
 	if err != nil {
 		a.errorf("cannot read %s: %v", path, err)
 		return exit(exitcode.Failed)

@@ -180,14 +180,14 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		if err != nil {
 			return err
 		}
-		return a.resumeSession(cfg, proxyEnv, s, o)
+		return a.resumeSession(ctx, cfg, proxyEnv, s, o)
 	}
 	if o.filter == "" && !o.dryRun && a.stdinTTY && a.stdoutTTY {
 		s, err := a.pickWhileListing(ctx, o)
 		if err != nil {
 			return err
 		}
-		return a.resumeSession(cfg, proxyEnv, s, o)
+		return a.resumeSession(ctx, cfg, proxyEnv, s, o)
 	}
 	hits, err := a.matching(ctx, o)
 	if err != nil {
@@ -225,10 +225,10 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		return exit(exitcode.Failed)
 	}
 	s := hits[0]
-	return a.resumeSession(cfg, proxyEnv, s, o)
+	return a.resumeSession(ctx, cfg, proxyEnv, s, o)
 }
 
-func (a *app) resumeSession(cfg *config.Config, proxyEnv []string, s *sessions.Session, o resumeOpts) error {
+func (a *app) resumeSession(ctx context.Context, cfg *config.Config, proxyEnv []string, s *sessions.Session, o resumeOpts) error {
 	if a.verdict != nil {
 		a.verdict.found(s)
 	}
@@ -244,7 +244,10 @@ func (a *app) resumeSession(cfg *config.Config, proxyEnv []string, s *sessions.S
 		a.printPlan(p, o.fork)
 		return nil
 	}
-	a.restoreTasks(p, o.fork)
+	a.restoreTasks(ctx, p, o.fork)
+	if ctx.Err() != nil { // Ctrl-C while waiting for claude's task lock: nothing is started
+		return exit(exitcode.Interrupted)
+	}
 	if err := a.chdir(s.Cwd); err != nil {
 		a.errorf("cannot enter %s: %v", s.Cwd, err)
 		return exit(exitcode.Failed)
@@ -354,7 +357,7 @@ func idList(ids []string) string {
 
 // restoreTasks writes snapshotted tasks back before the exec. A failure is
 // reported but does not stop the resume: the snapshot still holds them.
-func (a *app) restoreTasks(p plan, fork bool) {
+func (a *app) restoreTasks(ctx context.Context, p plan, fork bool) {
 	if len(p.tasks) == 0 {
 		return
 	}
@@ -362,9 +365,11 @@ func (a *app) restoreTasks(p plan, fork bool) {
 		a.notef("%d snapshotted task(s) not restored: a fork starts with its own empty task list", len(p.tasks))
 		return
 	}
-	r, err := tasks.Restore(a.claudePaths().TaskList(p.session.ID), p.tasks, p.highWater)
+	r, err := tasks.Restore(ctx, a.claudePaths().TaskList(p.session.ID), p.tasks, p.highWater)
 	if err != nil {
-		a.notef("warning: tasks not restored: %v", err)
+		if ctx.Err() == nil { // else interrupted: the resume stops here
+			a.notef("warning: tasks not restored: %v", err)
+		}
 		return
 	}
 	if len(r.Written) > 0 {

@@ -14,6 +14,7 @@ import (
 	"forgectl.dev/forgectl/internal/search"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/interrupt"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
@@ -95,6 +96,7 @@ func (a *app) rawSearch(ctx context.Context, q search.Query) (search.Result, err
 	}
 	ch := make(chan searched, 1)
 	opt := a.searchOptions()
+	opt.OnExit = func(fn func()) func() { return interrupt.OnExit(ctx, fn) }
 	go func() {
 		res, err := search.Search(opt, q)
 		ch <- searched{res, err}
@@ -105,7 +107,8 @@ func (a *app) rawSearch(ctx context.Context, q search.Query) (search.Result, err
 	case <-ctx.Done():
 		// Ctrl-C during a long first build: leave now. The index is only
 		// ever replaced whole (a temp file renamed), so nothing half
-		// written is trusted; the next search removes the leftovers.
+		// written is trusted; the segment being written is removed as
+		// the process ends (Options.OnExit).
 		return search.Result{}, exit(exitcode.Interrupted)
 	}
 }

@@ -103,4 +103,9 @@
 //	  locked task writes move it) and at least every 10 minutes in full. Files
 //	  written within 2 seconds of a capture are always read again. The cache is
 //	  only a cache: deleting it costs one full pass.
+//
+//	  Nothing holds up the turn: a FIFO, socket or device where a file should
+//	  be is reported and never opened, and a run gives up after 10 seconds on
+//	  whatever still blocks (a hung network mount, locks other captures hold),
+//	  says so, and exits 0.
 package main

@@ -43,7 +43,7 @@ func (c Capturer) cachePath() string { return filepath.Join(c.Store.Dir, CacheFi
 
 // loadCache reads the cache; anything unreadable is simply not cached.
 func loadCache(path string) map[string]cacheEntry {
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadRegular(path)
 	if err != nil {
 		return map[string]cacheEntry{}
 	}

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/transcript"
 )
 
@@ -101,7 +101,7 @@ func stringField(b []byte, key string) string {
 // sidecarTitle reads a custom-title.json: a name for a session whose
 // registry entry carries only a derived one.
 func sidecarTitle(path string) (name, source string) {
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadRegular(path)
 	if err != nil {
 		return "", ""
 	}

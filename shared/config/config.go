@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/msg"
 )
 
@@ -156,15 +156,19 @@ func Load(path string) (*Config, error) {
 	if path == "" {
 		return &Config{}, ErrorList{{Reason: "no config file path given"}}
 	}
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{Path: path}, nil
 	}
 	if err != nil {
+		hint := "check the file's permissions"
+		if errors.Is(err, fsutil.ErrNotRegular) { // a FIFO or a device: never opened, it could block
+			hint = "replace it with a regular file, or remove it to use the built-in defaults ('forgectl init' writes a commented one)"
+		}
 		return &Config{Path: path}, ErrorList{{
 			File:   path,
 			Reason: "cannot read the config file: " + errReason(err),
-			Hint:   "check the file's permissions",
+			Hint:   hint,
 			Err:    err,
 		}}
 	}

@@ -17,8 +17,10 @@ const (
 	// the same 2 as Refused, named for what the caller did.
 	Usage = 2
 	// Interrupted is the conventional 128+SIGINT, used when the user leaves
-	// the picker with Esc or Ctrl-C.
+	// the picker with Esc or Ctrl-C, or presses Ctrl-C anywhere else.
 	Interrupted = 130
+	// Terminated is 128+SIGTERM: stopped by SIGTERM.
+	Terminated = 143
 )
 
 // Table is the exit-status section shared by every --help text and the README.
@@ -26,5 +28,7 @@ const Table = `EXIT STATUS
   0    done
   1    no session matched, the filter was ambiguous, or an action failed
   2    refused (a live session, a bad [proxy] launch_profile) or bad usage
-  130  interrupted (Esc or Ctrl-C in the picker)
+  130  interrupted (Esc or Ctrl-C in the picker, Ctrl-C or SIGINT elsewhere;
+       a second Ctrl-C ends a command at once)
+  143  stopped by SIGTERM
   Any other code is a failure.`

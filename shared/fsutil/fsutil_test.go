@@ -1,11 +1,10 @@
 package fsutil
 
 import (
-	"bytes"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -61,23 +60,6 @@ func TestLock(t *testing.T) {
 	}
 }
 
-func TestReadFile(t *testing.T) {
-	dir := t.TempDir()
-	big := bytes.Repeat([]byte("0123456789"), 500) // past the first buffer
-	os.WriteFile(filepath.Join(dir, "big"), big, 0o600)
-	got, err := ReadFile(filepath.Join(dir, "big"))
-	if err != nil || !bytes.Equal(got, big) {
-		t.Fatalf("%d bytes, %v", len(got), err)
-	}
-	_, err = ReadFile(filepath.Join(dir, "missing"))
-	if !errors.Is(err, fs.ErrNotExist) || !os.IsNotExist(err) {
-		t.Fatalf("missing file: %v", err)
-	}
-	if _, err := ReadFile(dir); err == nil {
-		t.Fatal("reading a folder succeeded")
-	}
-}
-
 func TestLockFileRemovedByHolder(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.lock")
 	held, err := TryLock(p)
@@ -106,6 +88,22 @@ func TestLockFileRemovedByHolder(t *testing.T) {
 		t.Fatalf("TryLock while the newcomer holds it: %v", err)
 	}
 	fresh.Unlock()
+}
+
+// MapFile refuses what is not a regular file, as the openers do, and
+// never blocks on a FIFO.
+func TestMapFileRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := MapFile(dir); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("mapping a directory: %v, want ErrNotRegular", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MapFile(fifo); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("mapping a FIFO: %v, want ErrNotRegular", err)
+	}
 }
 
 func TestRemoveStaleTemps(t *testing.T) {

@@ -30,11 +30,12 @@ type Mapping struct {
 // ErrShrunk is a mapped file that was truncated while it was read.
 var ErrShrunk = errors.New("the file shrank while it was read (another program truncated it)")
 
-// MapFile maps the file at path.
+// MapFile maps the file at path; anything but a regular file is refused
+// without blocking (see OpenRegular).
 func MapFile(path string) (*Mapping, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, _, err := openRegular(path) // a FIFO must not block the open
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, err
 	}
 	defer unix.Close(fd)
 	return mapFd(fd, path)
@@ -84,7 +85,7 @@ func (m *Mapping) Read(fn func(data string)) (err error) {
 	defer func() {
 		debug.SetPanicOnFault(prev)
 		if r := recover(); r != nil {
-			if f, ok := r.(interface{ Addr() uintptr }); ok && within(b, f.Addr()) {
+			if f, ok := r.(interface{ Addr() uintptr }); ok && inMapping(b, f.Addr()) {
 				err = ErrShrunk
 				return
 			}
@@ -95,7 +96,7 @@ func (m *Mapping) Read(fn func(data string)) (err error) {
 	return nil
 }
 
-func within(b []byte, addr uintptr) bool {
+func inMapping(b []byte, addr uintptr) bool {
 	start := uintptr(unsafe.Pointer(&b[0]))
 	return addr >= start && addr-start < uintptr(len(b))
 }

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
 	"time"
+
+	"forgectl.dev/shared/fsutil"
 )
 
 // Events of the audit trail.
@@ -80,7 +81,7 @@ type HookRef struct {
 func ReadRecords(f Files, n int) ([]Record, error) {
 	var all []Record
 	for _, p := range []string{f.RunsRotated(), f.Runs()} {
-		b, err := os.ReadFile(p)
+		b, err := fsutil.ReadRegular(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
 	"time"
 
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/proc"
 )
 
@@ -34,7 +34,7 @@ func (h Holder) Encode() []byte {
 // names a process that is gone or whose pid was reused: a run killed outright
 // leaves its content behind, and the kernel dropped its flock with it.
 func ReadHolder(path string) (h Holder, held bool, err error) {
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Holder{}, false, nil
 	}

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"time"
+
+	"forgectl.dev/shared/fsutil"
 )
 
 // MaxRestartAttempts bounds the runs of a restart hook for one version: the
@@ -52,7 +53,7 @@ func (s State) Harness(name string) (HarnessState, bool) {
 // LoadState reads state.json. A missing file is the empty state: nothing
 // has been recorded yet, so the next run records a baseline.
 func LoadState(path string) (State, error) {
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return State{Harnesses: map[string]HarnessState{}}, nil
 	}

@@ -15,7 +15,7 @@ import (
 // The name sits in parentheses and may itself contain spaces and ')', so the
 // split starts after the last ')'.
 func statFields(pid int) ([]string, string, error) {
-	b, err := fsutil.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	b, err := fsutil.ReadRegular(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, "", ErrNoProcess
@@ -57,7 +57,7 @@ func Parent(pid int) (int, error) {
 
 // Environ is the environment the process was started with.
 func Environ(pid int) ([]string, error) {
-	b, err := fsutil.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	b, err := fsutil.ReadRegular(fmt.Sprintf("/proc/%d/environ", pid))
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, ErrNoProcess
@@ -69,7 +69,7 @@ func Environ(pid int) ([]string, error) {
 
 // Args is the process's argv.
 func Args(pid int) ([]string, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	b, err := fsutil.ReadRegular(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, ErrNoProcess

@@ -85,7 +85,7 @@ func (e Entry) FormerNames() []string {
 
 // ReadFile parses one registry file.
 func ReadFile(path string) (Entry, error) {
-	b, err := fsutil.ReadFile(path)
+	b, err := fsutil.ReadRegular(path)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -107,7 +107,7 @@ func ReadFile(path string) (Entry, error) {
 // an empty registry. Files that do not parse are returned as problems and
 // never stop the read.
 func Read(dir string) ([]Entry, []error) {
-	ents, err := os.ReadDir(dir)
+	ents, err := fsutil.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil

@@ -125,6 +125,11 @@ SPEED
   locked task writes move it) and at least every 10 minutes in full. Files
   written within 2 seconds of a capture are always read again. The cache is
   only a cache: deleting it costs one full pass.
+
+  Nothing holds up the turn: a FIFO, socket or device where a file should
+  be is reported and never opened, and a run gives up after 10 seconds on
+  whatever still blocks (a hung network mount, locks other captures hold),
+  says so, and exits 0.
 `
 
 // app is one invocation; Run fills it from the process, tests build their own.
@@ -138,7 +143,19 @@ type app struct {
 	now            func() time.Time
 	goos           string
 	stdinLimits    stdinLimits
+	// budget bounds the whole run; past it the hook gives up on whatever
+	// still blocks (see SPEED in the usage).
+	budget time.Duration
 }
+
+// budget is the Stop hook's: far past any capture seen (milliseconds), the
+// stdin read (at most a second) and a few contended locks (2 s each), and
+// well inside Claude Code's hook timeout.
+const budget = 10 * time.Second
+
+// giveUpGrace is how long a capture past the budget has to notice the
+// cancel before the hook leaves it behind.
+const giveUpGrace = 200 * time.Millisecond
 
 // Run is the command. name and version are the binary's, for --version;
 // version is asked only then: reading the build info on every turn would
@@ -161,6 +178,7 @@ func Run(ctx context.Context, name string, version func() string, args []string,
 			idle:  200 * time.Millisecond,
 			total: time.Second,
 		},
+		budget: budget,
 	}
 	return a.main(ctx, args)
 }
@@ -205,6 +223,9 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 			fmt.Fprintf(a.stderr, "forgectl: error: %s\n", oneLine(err.Error()))
 		}
 	}
+	ctx, cancel := context.WithTimeout(ctx, a.budget)
+	defer cancel()
+	gaveUp := fmt.Errorf("resume snapshot gave up after %s on what still blocked (a hung file system, locks other captures held); nothing half written is used", a.budget)
 
 	raw, err := readStdin(a.stdin, a.stdinLimits)
 	if err != nil {
@@ -226,8 +247,15 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 		Now:    a.now,
 		Getenv: a.getenv,
 	}
-	res := c.Run(ctx, hook)
+	var res capture.Result
+	if !a.bounded(ctx, func() { res = c.Run(ctx, hook) }) {
+		report(gaveUp)
+		return exitcode.OK
+	}
 	for _, p := range res.Problems {
+		if errors.Is(p, context.DeadlineExceeded) {
+			p = gaveUp
+		}
 		report(p)
 	}
 	if !quiet {
@@ -249,7 +277,11 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 		Now:      a.now,
 		Live:     func(id string) bool { return live[id] },
 	}
-	rep := pr.Run()
+	var rep snapstore.PruneReport
+	if !a.bounded(ctx, func() { rep = pr.Run() }) {
+		report(gaveUp)
+		return exitcode.OK
+	}
 	for _, p := range rep.Problems {
 		report(fmt.Errorf("prune: %w", p))
 	}
@@ -264,6 +296,32 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 		fmt.Fprintf(a.stderr, "forgectl: hint: check that the Stop hook and this shell see the same CLAUDE_CONFIG_DIR; %s=1 turns pruning off\n", noPruneEnv)
 	}
 	return exitcode.OK
+}
+
+// bounded runs fn, and reports false when it is still running
+// giveUpGrace after ctx is done: it is then left behind, to die with the
+// process (every write is a rename, so nothing half written is used). A
+// panic in fn is the caller's, as if fn had run in its goroutine.
+func (a app) bounded(ctx context.Context, fn func()) bool {
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		fn()
+	}()
+	var r any
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		select {
+		case r = <-done:
+		case <-time.After(giveUpGrace):
+			return false
+		}
+	}
+	if r != nil {
+		panic(r)
+	}
+	return true
 }
 
 func (a app) usageError(quiet bool, msg string) {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"forgectl.dev/shared/capture"
+	"forgectl.dev/shared/cchome"
+	"forgectl.dev/shared/fsutil"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -32,6 +34,7 @@ func testApp(t *testing.T, env map[string]string) (app, *bytes.Buffer, *bytes.Bu
 		now:         time.Now,
 		goos:        "linux",
 		stdinLimits: stdinLimits{keep: 1 << 20, drop: 1 << 20, idle: 50 * time.Millisecond, total: time.Second},
+		budget:      budget,
 	}, &out, &errb
 }
 
@@ -170,4 +173,39 @@ func TestReadStdin(t *testing.T) {
 			t.Fatalf("%q %v", b, err)
 		}
 	})
+}
+
+// TestGivesUpWithinItsBudget: captures stuck past the budget (here on
+// snapshot locks another capture holds, each waited for up to 2 s) are
+// left behind, said, and the hook still exits 0 at once.
+func TestGivesUpWithinItsBudget(t *testing.T) {
+	a, out, errb := testApp(t, nil)
+	a.budget = 300 * time.Millisecond
+	a.stdin = strings.NewReader("")
+	home := cchome.New(t, a.getenv("CLAUDE_CONFIG_DIR"))
+	store := filepath.Join(a.getenv("FORGECTL_CONFIG_DIR"), "resume-sessions")
+	os.MkdirAll(store, 0o700)
+	for _, id := range []string{"1fc9d747-58cb-4e62-b7f1-a85d62252943", "fcb86714-61b8-4fdd-af04-0d6d365ff47a", "3a6b2f0e-9c41-4d7e-8f25-6e0d1b7c9a10"} {
+		home.Live(id, nil)
+		l, err := fsutil.TryLock(filepath.Join(store, id+".lock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Unlock()
+	}
+	done := make(chan int, 1)
+	go func() { done <- a.main(context.Background(), nil) }()
+	select {
+	case code := <-done:
+		if code != 0 || !strings.Contains(errb.String(), "forgectl: error: resume snapshot gave up after 300ms on what still blocked") {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, out, errb)
+		}
+		// Left behind, not waited out: the lock waits would have ended
+		// in these errors.
+		if strings.Contains(errb.String(), "locked by another process") {
+			t.Errorf("the hook waited for the locks: %s", errb)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the hook hung")
+	}
 }

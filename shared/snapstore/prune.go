@@ -141,7 +141,7 @@ func writeStamp(path string, rep PruneReport, now time.Time) error {
 // LastPrune reads the stamp of the last pass; ErrNoRecord when none ran.
 func (s Store) LastPrune() (PruneReport, error) {
 	path := filepath.Join(s.Dir, PruneStamp)
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadRegular(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return PruneReport{}, ErrNoRecord
@@ -244,7 +244,7 @@ type TranscriptIndex struct {
 // ended.
 func IndexTranscripts(projects string) (TranscriptIndex, error) {
 	idx := TranscriptIndex{Sessions: map[string]string{}}
-	dirs, err := os.ReadDir(projects)
+	dirs, err := fsutil.ReadDir(projects)
 	if err != nil {
 		return idx, err
 	}
@@ -253,7 +253,7 @@ func IndexTranscripts(projects string) (TranscriptIndex, error) {
 			continue
 		}
 		dir := filepath.Join(projects, d.Name())
-		ents, err := os.ReadDir(dir)
+		ents, err := fsutil.ReadDir(dir)
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
 				idx.Problems = append(idx.Problems, err)

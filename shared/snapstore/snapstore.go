@@ -222,7 +222,7 @@ func (s Store) Load(sessionID string) (Record, error) {
 }
 
 func readRecord(path string) (Record, error) {
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadRegular(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return Record{}, ErrNoRecord
@@ -284,7 +284,7 @@ func (s Store) Update(o Observation) (Record, error) {
 // All reads every record, returning those that parse and the problems of
 // those that do not. A missing store is empty.
 func (s Store) All() ([]Record, []error) {
-	ents, err := os.ReadDir(s.Dir)
+	ents, err := fsutil.ReadDir(s.Dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil

@@ -7,6 +7,7 @@ package tasks
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/interrupt"
 )
 
 // Task is one task file.
@@ -75,7 +79,7 @@ type List struct {
 // ReadList reads a task list. A missing directory returns an error that
 // satisfies errors.Is(err, os.ErrNotExist): many sessions never have one.
 func ReadList(dir string) (List, error) {
-	ents, err := os.ReadDir(dir)
+	ents, err := fsutil.ReadDir(dir)
 	if err != nil {
 		return List{Dir: dir}, err
 	}
@@ -86,7 +90,7 @@ func ReadList(dir string) (List, error) {
 		if !ok || de.IsDir() || strings.HasPrefix(name, ".") {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := fsutil.ReadRegular(filepath.Join(dir, name))
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) { // deleted while we read: not a problem
 				l.Problems = append(l.Problems, err)
@@ -130,7 +134,7 @@ func IDLess(a, b string) bool {
 }
 
 func readHWM(dir string) (int, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ".highwatermark"))
+	b, err := fsutil.ReadRegular(filepath.Join(dir, ".highwatermark"))
 	if err != nil {
 		return 0, err
 	}
@@ -156,8 +160,10 @@ const LockTimeout = 5 * time.Second
 // an id it used before. It never lowers it. It takes the list's lock the way
 // Claude Code does (proper-lockfile: an exclusive mkdir of
 // "<dir>/.lock.lock", the .lock file itself being created with O_EXCL
-// first). Running it twice is a no-op.
-func Restore(dir string, ts []Task, minHighWater int) (Restored, error) {
+// first). Running it twice is a no-op. Cancelling ctx ends the wait for
+// that lock; a process ended by a second signal (see shared/interrupt)
+// still removes the lock and its temp files.
+func Restore(ctx context.Context, dir string, ts []Task, minHighWater int) (Restored, error) {
 	var r Restored
 	if len(ts) == 0 {
 		return r, nil
@@ -165,7 +171,7 @@ func Restore(dir string, ts []Task, minHighWater int) (Restored, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return r, err
 	}
-	unlock, err := lockList(dir)
+	unlock, err := lockList(ctx, dir)
 	if err != nil {
 		return r, err
 	}
@@ -182,7 +188,7 @@ func Restore(dir string, ts []Task, minHighWater int) (Restored, error) {
 		if n > maxID {
 			maxID = n
 		}
-		wrote, err := createNew(filepath.Join(dir, t.ID+".json"), pretty(t.Body))
+		wrote, err := createNew(ctx, filepath.Join(dir, t.ID+".json"), pretty(t.Body))
 		if err != nil {
 			return r, err
 		}
@@ -195,7 +201,7 @@ func Restore(dir string, ts []Task, minHighWater int) (Restored, error) {
 	r.After = r.Before
 	if want := max(maxID, minHighWater); want > r.Before {
 		r.After = want
-		if err := writeFileAtomic(filepath.Join(dir, ".highwatermark"), []byte(strconv.Itoa(want)), 0o644); err != nil {
+		if err := writeFileAtomic(ctx, filepath.Join(dir, ".highwatermark"), []byte(strconv.Itoa(want)), 0o644); err != nil {
 			return r, err
 		}
 	}
@@ -214,7 +220,7 @@ func pretty(b []byte) []byte {
 // createNew writes path only if it does not exist, atomically: the content
 // goes to a temp file that is then hard-linked into place, and link fails
 // rather than replace an existing file.
-func createNew(path string, data []byte) (bool, error) {
+func createNew(ctx context.Context, path string, data []byte) (bool, error) {
 	if _, err := os.Lstat(path); err == nil {
 		return false, nil
 	}
@@ -224,6 +230,7 @@ func createNew(path string, data []byte) (bool, error) {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
+	defer interrupt.OnExit(ctx, func() { os.Remove(tmp) })()
 	_, werr := f.Write(data)
 	cerr := f.Close()
 	if werr != nil || cerr != nil {
@@ -241,13 +248,14 @@ func createNew(path string, data []byte) (bool, error) {
 	return true, nil
 }
 
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+func writeFileAtomic(ctx context.Context, path string, data []byte, perm os.FileMode) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".hwm-*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
+	defer interrupt.OnExit(ctx, func() { os.Remove(tmp) })()
 	_, werr := f.Write(data)
 	cerr := f.Close()
 	if werr != nil || cerr != nil {
@@ -263,7 +271,7 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 // not been refreshed for this long belongs to a dead holder.
 const staleLock = 10 * time.Second
 
-func lockList(dir string) (func(), error) {
+func lockList(ctx context.Context, dir string) (func(), error) {
 	lockFile := filepath.Join(dir, ".lock")
 	if f, err := os.OpenFile(lockFile, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
 		f.Close()
@@ -273,7 +281,9 @@ func lockList(dir string) (func(), error) {
 	for {
 		err := os.Mkdir(lockDir, 0o755)
 		if err == nil {
-			return func() { os.Remove(lockDir) }, nil
+			// Claude Code would wait on a lock left behind.
+			kept := interrupt.OnExit(ctx, func() { os.Remove(lockDir) })
+			return func() { os.Remove(lockDir); kept() }, nil
 		}
 		if !errors.Is(err, os.ErrExist) {
 			return nil, err
@@ -284,6 +294,9 @@ func lockList(dir string) (func(), error) {
 		}
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("task list %s is locked by claude (%s held for over %s)", dir, lockDir, LockTimeout)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		time.Sleep(25 * time.Millisecond)
 	}

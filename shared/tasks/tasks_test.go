@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -53,7 +54,7 @@ func TestRestore(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "2.json"), live, 0o644)
 	os.WriteFile(filepath.Join(dir, ".highwatermark"), []byte("3"), 0o644)
 
-	r, err := Restore(dir, snap, 0)
+	r, err := Restore(context.Background(), dir, snap, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestRestore(t *testing.T) {
 		t.Fatalf("unknown fields must survive, 2-space indent: %s", b)
 	}
 
-	r2, err := Restore(dir, snap, 0)
+	r2, err := Restore(context.Background(), dir, snap, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestRestore(t *testing.T) {
 	// A watermark above every restored id is never lowered.
 	os.WriteFile(filepath.Join(dir, ".highwatermark"), []byte("40"), 0o644)
 	os.Remove(filepath.Join(dir, "5.json"))
-	r3, _ := Restore(dir, snap, 0)
+	r3, _ := Restore(context.Background(), dir, snap, 0)
 	if r3.After != 40 {
 		t.Fatalf("watermark lowered: %+v", r3)
 	}
@@ -93,7 +94,7 @@ func TestRestore(t *testing.T) {
 	}
 
 	// The snapshot's own mark (ids used by tasks since deleted) is honoured.
-	r4, _ := Restore(dir, snap, 57)
+	r4, _ := Restore(context.Background(), dir, snap, 57)
 	if r4.Before != 40 || r4.After != 57 {
 		t.Fatalf("snapshot mark not raised to: %+v", r4)
 	}
@@ -106,7 +107,10 @@ func TestRestoreHonoursClaudeLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := Restore(dir, []Task{{ID: "1", Body: body("1", "pending")}}, 0); done <- err }()
+	go func() {
+		_, err := Restore(context.Background(), dir, []Task{{ID: "1", Body: body("1", "pending")}}, 0)
+		done <- err
+	}()
 	time.Sleep(100 * time.Millisecond)
 	if _, err := os.Stat(filepath.Join(dir, "1.json")); err == nil {
 		t.Fatal("restore wrote while claude held the list lock")
@@ -126,7 +130,7 @@ func TestRestoreBreaksStaleLock(t *testing.T) {
 	os.Mkdir(lockDir, 0o755)
 	old := time.Now().Add(-time.Minute)
 	os.Chtimes(lockDir, old, old)
-	if _, err := Restore(dir, []Task{{ID: "1", Body: body("1", "pending")}}, 0); err != nil {
+	if _, err := Restore(context.Background(), dir, []Task{{ID: "1", Body: body("1", "pending")}}, 0); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"os"
 	"strings"
 
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/lineage"
 )
@@ -117,7 +118,7 @@ func (s *Summary) Update(path string) error {
 // UpdateWith is Update reusing a scanner (and its buffer) across files; sc
 // may be nil.
 func (s *Summary) UpdateWith(sc *jsonl.Scanner, path string) error {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return err
 	}

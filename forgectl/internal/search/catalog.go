@@ -134,7 +134,7 @@ func decodeCatalog(b string) (*catalog, error) {
 }
 
 func loadCatalog(path string) (*catalog, error) {
-	b, err := fsutil.ReadFile(path)
+	b, err := fsutil.ReadRegular(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return &catalog{}, nil

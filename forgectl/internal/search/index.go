@@ -32,6 +32,10 @@ type Options struct {
 	// LockWait bounds the wait for another search updating the index; 0
 	// means a minute (a first build of a large home takes seconds).
 	LockWait time.Duration
+	// OnExit, when set, registers the removal of a segment being written
+	// for as long as it is a temp file (interrupt.OnExit, bound to the
+	// command's context): a second Ctrl-C ends the process mid-build.
+	OnExit func(cleanup func()) (remove func())
 }
 
 // maxSegments and the dead-record share bound how fragmented the index may
@@ -90,7 +94,7 @@ func open(dir string) (*index, error) {
 
 // wipe removes every index file but the lock.
 func wipe(dir string) error {
-	ents, err := os.ReadDir(dir)
+	ents, err := fsutil.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
@@ -194,7 +198,7 @@ func update(opt Options, st *Stats) (*index, []error, error) {
 		}
 		if w == nil {
 			var err error
-			if w, err = newSegWriter(opt.Dir); err != nil {
+			if w, err = newSegWriter(opt.Dir, opt.OnExit); err != nil {
 				return err
 			}
 		}
@@ -267,7 +271,7 @@ func (ix *index) commit(cat *catalog) error {
 	for _, s := range cat.Segs {
 		keep[segName(s.ID)] = true
 	}
-	ents, _ := os.ReadDir(ix.dir)
+	ents, _ := fsutil.ReadDir(ix.dir)
 	for _, e := range ents {
 		name := e.Name()
 		if keep[name] {
@@ -312,7 +316,7 @@ func foldSet(segs []segInfo, mostlyDead bool) map[uint64]bool {
 
 // compact rewrites the live records of the segments in fold into one.
 func (ix *index) compact(opt Options, cat *catalog, fold map[uint64]bool) error {
-	w, err := newSegWriter(opt.Dir)
+	w, err := newSegWriter(opt.Dir, opt.OnExit)
 	if err != nil {
 		return err
 	}
@@ -450,7 +454,7 @@ func (ix *index) run(opt Options, jobs []*job, consume func(*jobResult) error) e
 
 // read brings one transcript's record up to date.
 func (ix *index) read(sc *jsonl.Scanner, j *job, set map[string]struct{}) jobResult {
-	f, err := os.Open(j.f.path)
+	f, err := fsutil.OpenRegular(j.f.path)
 	if err != nil {
 		return jobResult{j: j, err: err}
 	}

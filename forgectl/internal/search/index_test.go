@@ -362,7 +362,7 @@ func FuzzCatalog(f *testing.F) {
 
 func FuzzSegment(f *testing.F) {
 	dir := f.TempDir()
-	w, _ := newSegWriter(dir)
+	w, _ := newSegWriter(dir, nil)
 	w.add([]Message{{Prompt, 1, "needle in a haystack"}}, []string{"needle", "in", "a", "haystack"})
 	w.add([]Message{{Reply, 2, "two"}, {Name, 3, "name"}}, []string{"two", "name"})
 	size, _, err := w.finish("seg")

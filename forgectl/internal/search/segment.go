@@ -66,14 +66,19 @@ type segWriter struct {
 	dict map[string][]uint32
 	rec  binrec.Encoder
 	err  error
+	kept func() // unregisters the temp file's removal (see Options.OnExit)
 }
 
-func newSegWriter(dir string) (*segWriter, error) {
+func newSegWriter(dir string, onExit func(func()) func()) (*segWriter, error) {
 	f, err := os.CreateTemp(dir, ".seg.tmp-*")
 	if err != nil {
 		return nil, err
 	}
-	s := &segWriter{f: f, w: bufio.NewWriterSize(f, 1<<20), path: f.Name(), dict: map[string][]uint32{}}
+	s := &segWriter{f: f, w: bufio.NewWriterSize(f, 1<<20), path: f.Name(), dict: map[string][]uint32{}, kept: func() {}}
+	if onExit != nil {
+		tmp := f.Name()
+		s.kept = onExit(func() { os.Remove(tmp) })
+	}
 	s.write([]byte(segMagic))
 	return s, nil
 }
@@ -182,6 +187,7 @@ func (s *segWriter) finish(name string) (size int64, crc uint32, err error) {
 	if err := os.Rename(s.path, filepath.Join(filepath.Dir(s.path), name)); err != nil {
 		return 0, 0, err
 	}
+	s.kept()
 	return int64(s.off), crc, nil
 }
 
@@ -189,6 +195,7 @@ func (s *segWriter) finish(name string) (size int64, crc uint32, err error) {
 func (s *segWriter) abandon() {
 	s.f.Close()
 	os.Remove(s.path)
+	s.kept()
 }
 
 // segment is a mapped segment file.
@@ -209,7 +216,7 @@ type segment struct {
 // openSegment maps path and checks it is the segment the catalog recorded
 // (its size and the CRC of its tables).
 func openSegment(path string, size int64, crc uint32) (*segment, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, damaged("%s is missing", filepath.Base(path))

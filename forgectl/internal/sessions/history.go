@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"sync"
 
 	"forgectl.dev/forgectl/internal/fresh"
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/transcript"
@@ -41,9 +41,12 @@ func readHistory(path string, ix *storedIndex) (*history, error) {
 	h := &history{path: path, fresh: map[string]histEntry{}, stored: ix}
 	old := ix.histState
 	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
+	if err := unix.Stat(path, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		h.stored = nil
 		h.changed = ix.nHist > 0 || old.Size != 0
+		if err == nil { // a FIFO, say: never opened, and said every time
+			return h, fsutil.NotRegular(path, st.Mode)
+		}
 		if errors.Is(err, unix.ENOENT) {
 			return h, nil
 		}
@@ -55,7 +58,7 @@ func readHistory(path string, ix *storedIndex) (*history, error) {
 		return h, nil
 	}
 	h.changed = true
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		h.stored = nil
 		return h, err

@@ -3,12 +3,14 @@ package sessions
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/parallel"
@@ -120,7 +122,7 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 	}()
 
 	var emitErr error
-	save := &indexSave{path: opt.IndexPath, ix: ix}
+	save := &indexSave{path: opt.IndexPath, ix: ix, ctx: parent}
 	k := 0
 	for ; k < len(files); k++ {
 		if parent.Err() != nil || !p.await(k) {
@@ -240,7 +242,11 @@ func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bo
 	}
 	if !skipTasks {
 		var te *taskEntry
-		s.Tasks, s.TasksSource, te = countTasks(j.claude, j.taskDirs, ent.Tasks, s.ID, s.Snapshot)
+		var tp error
+		s.Tasks, s.TasksSource, te, tp = countTasks(j.claude, j.taskDirs, ent.Tasks, s.ID, s.Snapshot)
+		if tp != nil {
+			sl.problem = errors.Join(sl.problem, tp)
+		}
 		if te != ent.Tasks {
 			if ent == old {
 				next := *old
@@ -309,6 +315,8 @@ type indexSave struct {
 	changed bool
 	stored  int // records of the stored index still in use
 	err     error
+	ctx     context.Context // for interrupt.OnExit
+	kept    func()          // unregisters the temp file's removal
 }
 
 // take notes slot k, the next in order, and writes it if the index is
@@ -336,6 +344,9 @@ func (s *indexSave) open(files []fileRef, slots []slot, upTo int) {
 	if s.err != nil {
 		return
 	}
+	// A second Ctrl-C may end the process in the middle of the listing.
+	tmp := s.w.f.Name()
+	s.kept = interrupt.OnExit(s.ctx, func() { os.Remove(tmp) })
 	for k := range upTo {
 		s.put(files, slots, k)
 	}
@@ -358,6 +369,11 @@ func (s *indexSave) put(files []fileRef, slots []slot, k int) {
 // rewritten: the records it kept cannot be copied, and the next listing
 // finds it damaged and rebuilds it.
 func (s *indexSave) finish(files []fileRef, slots []slot, done int, hist *history, damaged bool) error {
+	defer func() {
+		if s.kept != nil {
+			s.kept()
+		}
+	}()
 	if err := s.ix.failure(); err != nil {
 		s.abandon()
 		return err

@@ -6,6 +6,7 @@ import (
 
 	"forgectl.dev/shared/paths"
 
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/registry"
 )
 
@@ -27,7 +28,7 @@ func liveSessions(dir string) (map[string]registry.Entry, []error) {
 }
 
 func listDirs(root string) map[string]bool {
-	ents, err := os.ReadDir(root)
+	ents, err := fsutil.ReadDir(root)
 	if err != nil {
 		return nil
 	}

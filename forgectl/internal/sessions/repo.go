@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"forgectl.dev/shared/fsutil"
 )
 
 // repoCache names the repository a cwd belongs to: the git top level's base
@@ -58,7 +60,7 @@ func RepoName(dir, home string) string {
 				return filepath.Base(d)
 			}
 			// A linked worktree's .git is a file: "gitdir: <main>/.git/worktrees/<name>".
-			if b, err := os.ReadFile(gp); err == nil {
+			if b, err := fsutil.ReadRegular(gp); err == nil {
 				line := strings.TrimSpace(strings.TrimPrefix(string(b), "gitdir:"))
 				if i := strings.Index(line, string(filepath.Separator)+".git"+string(filepath.Separator)+"worktrees"+string(filepath.Separator)); i > 0 {
 					return filepath.Base(line[:i])

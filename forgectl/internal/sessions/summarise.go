@@ -1,7 +1,8 @@
 package sessions
 
 import (
-	"os"
+	"errors"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -28,7 +29,7 @@ func summarise(sc *jsonl.Scanner, f *fileRef, path string, old *indexEntry) (*in
 	if old != nil {
 		ent.Side, ent.Tasks = old.Side, old.Tasks
 	}
-	fh, err := os.Open(path)
+	fh, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return nil, true, err
 	}
@@ -72,7 +73,7 @@ func sidecar(f *fileRef, path string, ent *indexEntry) (*indexEntry, error) {
 	}
 	var err error
 	if side.Size >= 0 {
-		b, rerr := fsutil.ReadFile(p)
+		b, rerr := fsutil.ReadRegular(p)
 		if rerr != nil {
 			// Unreadable now: not cached, so the next listing tries again.
 			err = rerr
@@ -89,36 +90,41 @@ func sidecar(f *fileRef, path string, ent *indexEntry) (*indexEntry, error) {
 // TaskCounts counts one session's tasks: its task list on disk, else its
 // snapshot. The source is "live", "snapshot" or "none".
 func TaskCounts(c paths.Claude, id string, rec *snapstore.Record) (tasks.Counts, string) {
-	n, src, _ := countTasks(c, map[string]bool{paths.SanitizeListID(id): true}, nil, id, rec)
+	n, src, _, _ := countTasks(c, map[string]bool{paths.SanitizeListID(id): true}, nil, id, rec)
 	return n, src
 }
 
-func countTasks(c paths.Claude, dirs map[string]bool, cached *taskEntry, id string, rec *snapstore.Record) (tasks.Counts, string, *taskEntry) {
+// The error names task files that were skipped as not regular files.
+func countTasks(c paths.Claude, dirs map[string]bool, cached *taskEntry, id string, rec *snapstore.Record) (tasks.Counts, string, *taskEntry, error) {
+	var problem error
 	if dirs[paths.SanitizeListID(id)] {
-		if te := readTaskCounts(c.TaskList(id), cached); te != nil && te.Counts.Total > 0 {
-			return te.Counts, "live", te
+		var te *taskEntry
+		if te, problem = readTaskCounts(c.TaskList(id), cached); te != nil && te.Counts.Total > 0 {
+			return te.Counts, "live", te, problem
 		}
 	}
 	if rec != nil && len(rec.Tasks) > 0 {
-		return rec.Counts(), "snapshot", nil
+		return rec.Counts(), "snapshot", nil, problem
 	}
-	return tasks.Counts{}, "none", nil
+	return tasks.Counts{}, "none", nil, problem
 }
 
 // readTaskCounts returns the cached entry when every task file still has
-// the size and mtime it had, else reads the list again.
-func readTaskCounts(dir string, cached *taskEntry) *taskEntry {
+// the size and mtime it had, else reads the list again. A task file that
+// is a FIFO, socket, device or folder is left out, and is the error.
+func readTaskCounts(dir string, cached *taskEntry) (*taskEntry, error) {
 	// Many task lists are read on every listing: stat relative to the
 	// directory's descriptor, as statDir does for transcripts.
-	d, err := os.Open(dir)
+	d, err := fsutil.OpenDir(dir)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer d.Close()
 	ents, err := d.ReadDir(-1)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
+	var skipped []error
 	fd := int(d.Fd())
 	files := make([]taskFile, 0, len(ents))
 	for _, e := range ents {
@@ -130,20 +136,25 @@ func readTaskCounts(dir string, cached *taskEntry) *taskEntry {
 		if unix.Fstatat(fd, n, &st, 0) != nil {
 			continue
 		}
+		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			skipped = append(skipped, fsutil.NotRegular(filepath.Join(dir, n), uint32(st.Mode)))
+			continue
+		}
 		files = append(files, taskFile{Name: n, Size: st.Size, MtimeNs: unixMtimeNs(&st)})
 	}
 	// Directory order is arbitrary; the cached list is in name order.
 	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	problem := errors.Join(skipped...)
 	if cached.same(files) {
-		return cached
+		return cached, problem
 	}
 	l, err := tasks.ReadList(dir)
 	if err != nil {
-		return nil
+		return nil, problem
 	}
 	te := &taskEntry{Files: files}
 	for _, t := range l.Tasks {
 		te.Counts.Add(t.Status)
 	}
-	return te
+	return te, problem
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"forgectl.dev/forgectl/internal/fresh"
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/parallel"
 
 	"golang.org/x/sys/unix"
@@ -38,7 +39,7 @@ func (f *fileRef) stat() fresh.File { return fresh.File{Ino: f.ino, Size: f.size
 // (the order a listing hands sessions on in; ties by id, so that it is the
 // same every time).
 func walk(ctx context.Context, root string) ([]fileRef, []error, error) {
-	dirs, err := os.ReadDir(root)
+	dirs, err := fsutil.ReadDir(root)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil, nil
@@ -46,13 +47,13 @@ func walk(ctx context.Context, root string) ([]fileRef, []error, error) {
 		return nil, nil, err
 	}
 	type out struct {
-		files   []fileRef
-		problem error
+		files    []fileRef
+		problems []error
 	}
 	results := make([]out, len(dirs))
 	parallel.For(ctx, len(dirs), max(2, runtime.GOMAXPROCS(0)), 1, func(i int) {
 		if d := dirs[i]; d.IsDir() {
-			results[i].files, results[i].problem = statDir(filepath.Join(root, d.Name()))
+			results[i].files, results[i].problems = statDir(filepath.Join(root, d.Name()))
 		}
 	})
 	if err := ctx.Err(); err != nil {
@@ -66,9 +67,7 @@ func walk(ctx context.Context, root string) ([]fileRef, []error, error) {
 	var problems []error
 	for _, r := range results {
 		files = append(files, r.files...)
-		if r.problem != nil {
-			problems = append(problems, r.problem)
-		}
+		problems = append(problems, r.problems...)
 	}
 	sortNewestFirst(files)
 	return files, problems, nil
@@ -112,16 +111,17 @@ func statPaths(paths []string) []fileRef {
 
 // statDir lists dir's *.jsonl regular files with their size, mtime and
 // inode. It reads the directory unsorted and stats relative to its fd, as
-// find does, which matters at 10,000 files.
-func statDir(dir string) ([]fileRef, error) {
-	f, err := os.Open(dir)
+// find does, which matters at 10,000 files. A *.jsonl that is a FIFO, a
+// socket, a device or a folder is never opened: it is a problem.
+func statDir(dir string) ([]fileRef, []error) {
+	f, err := fsutil.OpenDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, []error{err}
 	}
 	defer f.Close()
 	ents, err := f.ReadDir(-1)
 	if err != nil {
-		return nil, err
+		return nil, []error{err}
 	}
 	fd := int(f.Fd())
 	// A session's folder sits beside its transcript: the directory listing
@@ -137,9 +137,10 @@ func statDir(dir string) ([]fileRef, error) {
 		}
 	}
 	var out []fileRef
+	var problems []error
 	for _, e := range ents {
 		name := e.Name()
-		if !strings.HasSuffix(name, ".jsonl") || e.IsDir() {
+		if !strings.HasSuffix(name, ".jsonl") {
 			continue
 		}
 		var st unix.Stat_t
@@ -147,12 +148,15 @@ func statDir(dir string) ([]fileRef, error) {
 			continue // removed since the listing: not a session any more
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			if st.Mode&unix.S_IFMT != unix.S_IFLNK { // a symlink is not followed, as ever
+				problems = append(problems, fsutil.NotRegular(filepath.Join(dir, name), uint32(st.Mode)))
+			}
 			continue
 		}
 		out = append(out, fileRef{dir: &dir, name: name, ino: uint64(st.Ino), size: st.Size, mt: unixMtimeNs(&st),
 			folder: folders[strings.TrimSuffix(name, ".jsonl")]})
 	}
-	return out, nil
+	return out, problems
 }
 
 // Transcript is a transcript as the walk found it.

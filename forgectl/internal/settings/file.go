@@ -54,10 +54,7 @@ func Read(path string) (Doc, error) {
 	if err != nil {
 		return d, err
 	}
-	if !fi.Mode().IsRegular() {
-		return d, fmt.Errorf("%s is not a regular file", real)
-	}
-	d.Data, err = os.ReadFile(real)
+	d.Data, err = fsutil.ReadRegular(real) // refuses a FIFO without blocking
 	if err != nil {
 		return d, err
 	}
@@ -81,7 +78,7 @@ func (d Doc) Write(out []byte) (backup string, err error) {
 	}
 	// There is no lock Claude Code honours, so check for a write since Read
 	// as late as possible; the window left is the rename's.
-	if now, err := os.ReadFile(d.Real); err != nil || !bytes.Equal(now, d.Data) {
+	if now, err := fsutil.ReadRegular(d.Real); err != nil || !bytes.Equal(now, d.Data) {
 		return "", fmt.Errorf("%s: %w", d.Real, ErrChanged)
 	}
 	backup = d.Real + BackupSuffix

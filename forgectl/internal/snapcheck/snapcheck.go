@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/registry"
@@ -105,9 +106,12 @@ func row(s Status, msg, hint string) Row {
 func (c Checker) hookRow() Row {
 	file := c.Claude.Settings()
 	wire := fmt.Sprintf(`run 'forgectl init --stop-hook' (it merges the hook into %s; --dry-run shows the edit), or merge "Stop": [{"hooks": [{"type": "command", "command": %q}]}] into its "hooks" object by hand (user scope: project settings files do not count, the feature is cross-repo)`, file, HookCommand)
-	b, err := os.ReadFile(file)
+	b, err := fsutil.ReadRegular(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return row(Warn, fmt.Sprintf("no Stop hook runs the snapshotter: %s does not exist", file), wire)
+	}
+	if errors.Is(err, fsutil.ErrNotRegular) { // never opened: it could block
+		return row(Fail, fmt.Sprintf("cannot read %s: %v", file, errors.Unwrap(err)), SettingsHint(file))
 	}
 	if err != nil {
 		return row(Warn, fmt.Sprintf("cannot read %s: %v", file, err), wire)
@@ -230,11 +234,17 @@ func program(cmd string) string {
 
 // --- snapshots ---
 
+// SettingsHint is the next step for a settings.json that is a FIFO, a
+// socket, a device or a folder.
+func SettingsHint(file string) string {
+	return "replace " + file + " with a regular file holding Claude Code's settings (JSON), or remove it"
+}
+
 // storeError is a store the snapshotter cannot use: a folder that cannot
 // be listed, or something else in its place. Records that do not parse
 // are left to the store (it moves them aside on the next capture).
 func storeError(dir string) error {
-	_, err := os.ReadDir(dir)
+	_, err := fsutil.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -335,7 +345,7 @@ const tailBytes = 256 << 10
 // capture nothing and restore would write where nothing reads.
 func (c Checker) taskDirsRow(live []registry.Entry, recs []snapstore.Record) Row {
 	tasksDir := c.Claude.Tasks()
-	dirs, err := os.ReadDir(tasksDir)
+	dirs, err := fsutil.ReadDir(tasksDir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return row(Warn, fmt.Sprintf("cannot read %s: %v", tasksDir, err), "make it readable; task rescue reads it")
 	}
@@ -426,7 +436,7 @@ func usedTasks(transcript string) bool {
 	if transcript == "" {
 		return false
 	}
-	f, err := os.Open(transcript)
+	f, err := fsutil.OpenRegular(transcript)
 	if err != nil {
 		return false
 	}

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 
 	"forgectl.dev/shared/claudever"
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/registry"
 )
@@ -66,7 +67,7 @@ func HasTranscript(projects, id string) bool {
 	if id == "" || strings.ContainsAny(id, "/\x00") || id == "." || id == ".." {
 		return false
 	}
-	dirs, err := os.ReadDir(projects)
+	dirs, err := fsutil.ReadDir(projects)
 	if err != nil {
 		return !errors.Is(err, os.ErrNotExist)
 	}
