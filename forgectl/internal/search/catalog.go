@@ -25,8 +25,10 @@ import (
 const (
 	catalogMagic = "FCTSRCHC"
 	// catalogFormat changes with the layout of the catalog or the segments,
-	// and with what the extractor takes from a transcript.
-	catalogFormat = 1
+	// with what the extractor takes from a transcript, and with how text
+	// is folded into tokens. 2: full case folding and NFC; rows read by
+	// transcript.Classify.
+	catalogFormat = 2
 )
 
 type segInfo struct {
