@@ -82,7 +82,7 @@ func String(b []byte) (string, []byte, bool) {
 	if !esc && utf8.Valid(raw) {
 		return string(raw), b[n:], true
 	}
-	out, ok := unescape(make([]byte, 0, len(raw)), raw, -1)
+	out, ok := unescape(make([]byte, 0, len(raw)), raw, -1, false)
 	return string(out), b[n:], ok
 }
 
@@ -95,19 +95,20 @@ func StringHead(b []byte, max int) (string, bool) {
 	if len(b) == 0 || b[0] != '"' {
 		return "", false
 	}
-	raw := b[1:]
+	raw, cut := b[1:], true
 	if n, _, ok := StringEnd(b); ok {
-		raw = b[1 : n-1]
+		raw, cut = b[1:n-1], false
 	}
 	// A literal cut off inside an escape or a code point ends before it.
-	out, ok := unescape(make([]byte, 0, min(len(raw), max+4)), raw, max)
+	out, ok := unescape(make([]byte, 0, min(len(raw), max+4)), raw, max, cut)
 	return string(out), ok
 }
 
 // unescape appends the decoded body of a JSON string literal to out, as
 // encoding/json decodes it, stopping once out has grown by max bytes when
-// max >= 0; at a cut-off end (only possible then) it stops quietly.
-func unescape(out, raw []byte, max int) ([]byte, bool) {
+// max >= 0. When raw is cut off (the literal goes on past it), an escape
+// or a code point that the cut splits ends it quietly.
+func unescape(out, raw []byte, max int, cut bool) ([]byte, bool) {
 	start := len(out)
 	limit := func() bool { return max >= 0 && len(out)-start >= max }
 	for i := 0; i < len(raw); {
@@ -131,7 +132,7 @@ func unescape(out, raw []byte, max int) ([]byte, bool) {
 			continue
 		case c >= utf8.RuneSelf:
 			r, size := utf8.DecodeRune(raw[i:])
-			if r == utf8.RuneError && size == 1 && max >= 0 && !utf8.FullRune(raw[i:]) {
+			if r == utf8.RuneError && size == 1 && cut && !utf8.FullRune(raw[i:]) {
 				return out, true // cut off inside a code point
 			}
 			out = utf8.AppendRune(out, r) // a bad byte is U+FFFD, as in encoding/json
@@ -139,7 +140,7 @@ func unescape(out, raw []byte, max int) ([]byte, bool) {
 			continue
 		}
 		if i+1 >= len(raw) {
-			return out, max >= 0
+			return out, cut
 		}
 		switch raw[i+1] {
 		case '"', '\\', '/':
@@ -157,9 +158,12 @@ func unescape(out, raw []byte, max int) ([]byte, bool) {
 		case 'u':
 			r, ok := hex4(raw[i+2:])
 			if !ok {
-				return out, max >= 0 && len(raw) < i+6
+				return out, cut && len(raw) < i+6
 			}
 			i += 6
+			if utf16.IsSurrogate(r) && cut && len(raw) < i+6 {
+				return out, true // the other half may be past the cut
+			}
 			if utf16.IsSurrogate(r) {
 				if r2, ok := hex4(raw[min(len(raw), i+2):]); ok && i+1 < len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
 					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
