@@ -135,11 +135,13 @@ unit:
 		echo "== $$m"; (cd $$m && go test $(GOFLAGS_TEST) ./...) || fail=1; \
 	done; exit $$fail
 
-# Fuzz targets for every on-disk cache's decoder, as module:package:Target.
+# Fuzz targets for every on-disk cache's decoder and for the row reader both
+# the listing and search use, as module:package:Target.
 # make test runs each briefly (their seed corpora also run in unit); make
 # fuzz runs each for FUZZTIME.
 FUZZ_TARGETS := forgectl:./internal/sessions/:FuzzIndex \
-	forgectl:./internal/search/:FuzzCatalog forgectl:./internal/search/:FuzzSegment forgectl:./internal/search/:FuzzStringLit
+	forgectl:./internal/search/:FuzzCatalog forgectl:./internal/search/:FuzzSegment shared:./jsonl/:FuzzStringLit \
+	shared:./transcript/:FuzzClassify
 FUZZTIME ?= 60s
 
 fuzz-brief:

@@ -9,6 +9,7 @@ require (
 	github.com/peterbourgon/ff/v3 v3.4.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.37.0
+	golang.org/x/text v0.31.0
 )
 
 require (
@@ -21,7 +22,6 @@ require (
 	github.com/nsf/termbox-go v1.1.1 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	golang.org/x/text v0.31.0 // indirect
 )
 
 replace forgectl.dev/shared => ../shared

@@ -15,6 +15,8 @@ import (
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/interrupt"
+	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/transcript"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
@@ -368,7 +370,10 @@ func searchHelp() string {
 	if i := strings.Index(fields, "EXIT STATUS"); i >= 0 {
 		fields = fields[:i]
 	}
-	return strings.Replace(searchHelpText, "@FIELDS@\n", strings.TrimRight(fields, "\n")+"\n", 1)
+	text := strings.Replace(searchHelpText, "@FIELDS@\n", strings.TrimRight(fields, "\n")+"\n", 1)
+	// The caps as the readers apply them, never a copy that can drift.
+	text = strings.Replace(text, "@CAP@", fmt.Sprintf("%d MiB", transcript.DecodeCap>>20), 1)
+	return strings.Replace(text, "@MAXLINE@", fmt.Sprintf("%d MiB", jsonl.DefaultMaxLine>>20), 1)
 }
 
 const searchHelpText = `
@@ -388,15 +393,25 @@ WHAT IS SEARCHED
   names (custom title, agent name, AI title, summary) and the string values
   of tool-call inputs (commands, file paths, patterns, descriptions; not the
   file bodies of Write and Edit). Tool results, system reminders (isMeta)
-  and thinking blocks are left out.
+  and thinking blocks are left out. A row is read by its top-level keys
+  wherever they stand, as 'resume ls' reads it: what ls shows as a prompt
+  is searched as one. A row over @CAP@ (a pasted file, an attachment) is
+  not searched; ls still shows the start of such a prompt. A row over
+  @MAXLINE@ is skipped by both, as a broken line.
 
 QUERY
   Every word must appear somewhere in the session (AND), each inside one
   message. A word matches anywhere, also inside longer words ("round" finds
-  "rounding"), case-insensitively with Unicode case folding. Double quotes
-  make a phrase that must appear as written, in order, inside one message;
-  any run of white space in it matches any run of white space (a newline
-  too). Quote phrases for the shell as well: search '"ship it" deploy'.
+  "rounding"), case-insensitively by full Unicode case folding (STRASSE
+  finds "Straße", "file" finds "ﬁle"; no Turkish rule: İ is i with a dot
+  above), with both sides in Unicode normalization form NFC, so an accented
+  letter typed as one character finds it written as a letter and a
+  combining accent, and the other way round (é is still not e).
+
+  Double quotes make a phrase that must appear as written, in order, inside
+  one message; any run of white space in it matches any run of white space
+  (a newline too). Quote phrases for the shell as well, as in
+  search '"ship it" deploy'.
   \" is a quote character and \\ a backslash; any other backslash is itself.
   The words of several arguments are joined with spaces.
 

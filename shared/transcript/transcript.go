@@ -2,11 +2,12 @@
 // (projects/<encoded-cwd>/<sessionId>.jsonl) for listing and picking.
 //
 // Transcripts reach 100 MB with multi-megabyte lines, so a Summary is built
-// without decoding most lines: metadata rows (custom-title, last-prompt, …)
-// are short and recognised by their leading "type" key; conversation rows
+// without decoding most lines: every row's kind (its top-level type,
+// isMeta, whether it is a tool result) is read by Classify, which search
+// uses too, skipping over the values it does not need; conversation rows
 // carry their envelope (cwd, sessionId, version, gitBranch) at the end of
 // the line, so only a small tail window of each is searched. Only the first
-// human prompt is fully decoded. Transcripts are append-only, so a Summary
+// human prompt's text is decoded. Transcripts are append-only, so a Summary
 // records how far it parsed and Update reads just the appended bytes.
 //
 // The lineage markers (forkedFrom, requestSessionId, session_id and an
@@ -27,8 +28,10 @@ import (
 )
 
 // ParserVersion changes whenever Summary's meaning changes, so cached
-// summaries from an older parser are rebuilt rather than trusted.
-const ParserVersion = 3
+// summaries from an older parser are rebuilt rather than trusted. 4: rows
+// are read by Classify, and LastUserOff/LastUserLen locate the prompt's
+// text literal, not its row.
+const ParserVersion = 4
 
 // Summary is what a listing needs from one transcript.
 type Summary struct {
@@ -61,8 +64,9 @@ type Summary struct {
 
 	// Offset is where the next Update resumes: just past the last complete line.
 	Offset int64
-	// lastUser locates the newest human prompt row, decoded lazily only when
-	// no last-prompt row exists (older Claude Code versions).
+	// LastUserOff and LastUserLen locate the newest human prompt's text
+	// (its JSON string literal in the file), decoded lazily only when no
+	// last-prompt row exists (older Claude Code versions).
 	LastUserOff int64
 	LastUserLen int64
 }
@@ -163,54 +167,26 @@ func (s *Summary) ReadFrom(sc *jsonl.Scanner, f *os.File) error {
 // envelope keys. They come last in every row Claude Code writes.
 const envelopeWindow = 4096
 
-// decodeCap bounds the lines this package fully decodes.
-const decodeCap = 1 << 20
-
 func (s *Summary) line(line []byte, off int64) {
-	line = bytes.TrimSpace(line)
+	line, lead := trimSpace(line)
 	if len(line) == 0 {
 		return
 	}
-	if line[0] != '{' || line[len(line)-1] != '}' {
+	// One reading of the row's kind, shared with search (Classify): its
+	// top-level keys, wherever they stand and however they are spaced.
+	r, ok := Classify(line)
+	if !ok {
 		s.BrokenLines++
 		return
 	}
-	if typ, ok := leadingType(line); ok && isMetadata(typ) {
-		s.metadata(typ, line)
+	if isMetadata(r.Type) {
+		s.metadata(r.Type, line)
 		return
 	}
-	// Conversation rows start with parentUuid in every version observed. A
-	// short line with some other shape may be a metadata row whose keys came
-	// in another order: decode it to find out.
-	if !bytes.HasPrefix(line, []byte(`{"parentUuid"`)) && len(line) < 4096 {
-		var probe struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(line, &probe) != nil {
-			s.BrokenLines++
-			return
-		}
-		if isMetadata(probe.Type) {
-			s.metadata(probe.Type, line)
-			return
-		}
+	if off >= 0 {
+		off += int64(lead)
 	}
-	s.conversation(line, off)
-}
-
-var leadPrefix = []byte(`{"type":"`)
-
-// leadingType reads the value of a leading "type" key without decoding.
-func leadingType(line []byte) (string, bool) {
-	if !bytes.HasPrefix(line, leadPrefix) {
-		return "", false
-	}
-	rest := line[len(leadPrefix):]
-	end := bytes.IndexByte(rest, '"')
-	if end < 0 || end > 64 {
-		return "", false
-	}
-	return string(rest[:end]), true
+	s.conversation(line, off, &r)
 }
 
 func isMetadata(t string) bool {
@@ -232,7 +208,7 @@ func (s *Summary) metadata(typ string, line []byte) {
 	default:
 		return // not needed for a listing: skip without decoding
 	}
-	if len(line) > decodeCap {
+	if len(line) > DecodeCap {
 		return
 	}
 	var m struct {
@@ -272,7 +248,9 @@ func (s *Summary) metadata(typ string, line []byte) {
 	}
 }
 
-func (s *Summary) conversation(line []byte, off int64) {
+// conversation reads a conversation row (or one of a type this parser
+// does not know); off is the file offset of line's first byte.
+func (s *Summary) conversation(line []byte, off int64, r *Row) {
 	s.Messages++
 	tail := line
 	if len(tail) > envelopeWindow {
@@ -323,20 +301,24 @@ func (s *Summary) conversation(line []byte, off int64) {
 			s.Entrypoint = v
 		}
 	}
-	if t, ok := firstString(head, `"type":"`); !ok || t != "user" {
+	// A human prompt, not a tool result or a meta row.
+	if !r.IsPrompt() {
 		return
 	}
-	// A human prompt, not a tool result or a meta row.
-	if bytes.Contains(line, []byte(`"tool_result"`)) || bytes.Contains(head, []byte(`"isMeta":true`)) || bytes.Contains(head, []byte(`"isCompactSummary":true`)) {
+	lit := PromptLiteral(r.Content)
+	if lit == nil {
 		return
 	}
 	if off >= 0 {
-		s.LastUserOff, s.LastUserLen = off, int64(len(line))
+		// Where the prompt's text stands in the file, so the newest one is
+		// read back alone (readPromptAt), however long the row.
+		s.LastUserOff = off + int64(cap(line)-cap(lit))
+		s.LastUserLen = int64(len(lit))
 	}
-	if s.FirstPrompt == "" && len(line) <= decodeCap {
-		s.FirstPrompt = promptText(line)
+	if s.FirstPrompt == "" {
+		s.FirstPrompt = PromptText(lit, true)
 		// A /clear continuation opens with a caveat row, then the command.
-		if s.Messages <= 2 && lineage.IsClearCommand(s.FirstPrompt) && bytes.Contains(line, []byte(`<command-name>`)) {
+		if s.Messages <= 2 && lineage.IsClearCommand(s.FirstPrompt) && bytes.Contains(lit, []byte(`<command-name>`)) {
 			if v, ok := lastString(tail, `"timestamp":"`); ok {
 				s.ClearedAt = v
 			}
@@ -442,47 +424,19 @@ func (e *envelope) value(b []byte, key int) (string, bool) {
 	return readString(b[at+len(envelopeKeys[key])-1:])
 }
 
-// readPromptAt decodes the newest human prompt row, found during the scan.
+// readPromptAt decodes the newest human prompt, whose text literal the
+// scan located: read whole up to DecodeCap, else its first promptHead
+// bytes, never the rest of its row.
 func (s *Summary) readPromptAt(f *os.File) string {
-	if s.LastUserLen > decodeCap {
-		return ""
+	n := min(s.LastUserLen, DecodeCap)
+	if s.LastUserLen > DecodeCap {
+		n = promptHead + 8 // escapes: a little more text than is decoded
 	}
-	buf := make([]byte, s.LastUserLen)
+	buf := make([]byte, n)
 	if _, err := f.ReadAt(buf, s.LastUserOff); err != nil {
 		return ""
 	}
-	return promptText(bytes.TrimSpace(buf))
-}
-
-// promptText renders a user row's prompt as Claude Code's picker does:
-// slash commands as "/cmd args", bash input as "! x", one line, at most 200
-// characters.
-func promptText(line []byte) string {
-	var row struct {
-		Message struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-	}
-	if json.Unmarshal(line, &row) != nil {
-		return ""
-	}
-	var text string
-	if json.Unmarshal(row.Message.Content, &text) != nil {
-		var blocks []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if json.Unmarshal(row.Message.Content, &blocks) != nil {
-			return ""
-		}
-		for _, b := range blocks {
-			if b.Type == "text" && strings.TrimSpace(b.Text) != "" {
-				text = b.Text
-				break
-			}
-		}
-	}
-	return Oneline(renderCommand(text))
+	return PromptText(buf, n == s.LastUserLen)
 }
 
 func renderCommand(t string) string {
@@ -552,29 +506,8 @@ func firstString(b []byte, key string) (string, bool) {
 
 // readString decodes the JSON string literal at the start of b.
 func readString(b []byte) (string, bool) {
-	if len(b) == 0 || b[0] != '"' {
-		return "", false
-	}
-	escaped := false
-	for i := 1; i < len(b); i++ {
-		switch {
-		case escaped:
-			escaped = false
-		case b[i] == '\\':
-			escaped = true
-		case b[i] == '"':
-			raw := b[:i+1]
-			if bytes.IndexByte(raw, '\\') < 0 {
-				return string(raw[1:i]), true
-			}
-			var s string
-			if json.Unmarshal(raw, &s) != nil {
-				return "", false
-			}
-			return s, true
-		}
-	}
-	return "", false
+	v, _, ok := jsonl.String(b)
+	return v, ok
 }
 
 // LastString decodes the JSON string value of the last occurrence of key

@@ -27,7 +27,10 @@ import (
 const (
 	catalogMagic = "FCTSRCHC"
 	// catalogFormat changes with the layout of the catalog or the segments,
-	// and with what the extractor takes from a transcript.
+	// with what the extractor takes from a transcript, and with how text
+	// is folded into tokens. 2: entries carry the freshness stamp (head and
+	// tail checksums); full case folding and NFC; rows read by
+	// transcript.Classify.
 	catalogFormat = 2
 )
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/transcript"
 )
 
 // Role says where a piece of searchable text came from.
@@ -57,10 +58,6 @@ type Message struct {
 	Text string
 }
 
-// decodeCap bounds the rows that are decoded: a longer one is an attachment
-// or a pasted file, not something a person typed or read in full.
-const decodeCap = 4 << 20
-
 // extractor turns transcript lines into messages. It remembers the newest
 // timestamp seen, for the name rows that carry none.
 type extractor struct {
@@ -71,48 +68,24 @@ type extractor struct {
 	names map[string]bool
 }
 
-// Row prefixes and markers, found with byte searches before any decoding.
-// A marker such as `"type":"tool_result"` cannot occur inside a JSON string
-// value: every quote in there is escaped.
-var (
-	leadType      = []byte(`{"type":"`)
-	convPrefix    = []byte(`{"parentUuid"`)
-	typeUser      = []byte(`"type":"user"`)
-	typeAssistant = []byte(`"type":"assistant"`)
-	toolResult    = []byte(`"type":"tool_result"`)
-	toolUseID     = []byte(`[{"tool_use_id"`)
-	blockText     = []byte(`"type":"text"`)
-	blockToolUse  = []byte(`"type":"tool_use"`)
-	isMeta        = []byte(`"isMeta":true`)
-	compactSum    = []byte(`"isCompactSummary":true`)
-	timestampKey  = []byte(`"timestamp":"`)
-	contentList   = []byte(`"content":[`)
-)
-
-// headWindow is how far into a conversation row its type is looked for:
-// the envelope's leading keys (parentUuid, isSidechain, promptId, type).
-const headWindow = 400
-
 func (x *extractor) line(line []byte) {
 	line = bytes.TrimSpace(line)
-	if len(line) < 2 || line[0] != '{' || line[len(line)-1] != '}' {
+	// The listing's reading of a row's kind (transcript.Classify), so that
+	// a row it shows as a prompt is one search finds.
+	r, ok := transcript.Classify(line)
+	if !ok {
 		return
 	}
-	if bytes.HasPrefix(line, leadType) {
-		x.metadata(line)
-		return
+	switch r.Type {
+	case "custom-title", "agent-name", "ai-title", "summary":
+		x.name(r.Type, line)
+	case "user":
+		x.user(line, &r)
+	case "assistant":
+		x.assistant(line, &r)
 	}
-	head := line[:min(len(line), headWindow)]
-	switch {
-	case bytes.Contains(head, typeUser):
-		x.user(line, head)
-	case bytes.Contains(head, typeAssistant):
-		x.assistant(line)
-	case !bytes.HasPrefix(line, convPrefix) && len(line) < 4096:
-		// A short row of another shape may be a title row whose keys came
-		// in another order.
-		x.metadata(line)
-	}
+	// Other rows (attachments, system rows, most metadata) hold nothing a
+	// person typed or read.
 }
 
 func (x *extractor) add(role Role, at int64, text string) {
@@ -133,26 +106,12 @@ func hasText(s string) bool {
 	return false
 }
 
-func (x *extractor) metadata(line []byte) {
-	if len(line) > decodeCap {
+// name reads a name row (custom title, agent name, AI title, summary).
+func (x *extractor) name(typ string, line []byte) {
+	if len(line) > transcript.DecodeCap {
 		return
 	}
-	// Most metadata rows (file-history-snapshot, permission-mode, …) hold
-	// nothing to search: skip them on their leading type, undecoded.
-	if bytes.HasPrefix(line, leadType) {
-		rest := line[len(leadType):]
-		end := bytes.IndexByte(rest, '"')
-		if end < 0 {
-			return
-		}
-		switch string(rest[:end]) {
-		case "custom-title", "agent-name", "ai-title", "summary":
-		default:
-			return
-		}
-	}
 	var m struct {
-		Type        string `json:"type"`
 		CustomTitle string `json:"customTitle"`
 		AgentName   string `json:"agentName"`
 		AITitle     string `json:"aiTitle"`
@@ -162,7 +121,7 @@ func (x *extractor) metadata(line []byte) {
 		return
 	}
 	var name string
-	switch m.Type {
+	switch typ {
 	case "custom-title":
 		name = m.CustomTitle
 	case "agent-name":
@@ -171,15 +130,6 @@ func (x *extractor) metadata(line []byte) {
 		name = m.AITitle
 	case "summary":
 		name = m.Summary
-	case "user":
-		// A conversation row whose keys came in another order.
-		x.user(line, line)
-		return
-	case "assistant":
-		x.assistant(line)
-		return
-	default:
-		return
 	}
 	if name == "" || x.names[name] {
 		return
@@ -191,71 +141,20 @@ func (x *extractor) metadata(line []byte) {
 	x.add(Name, x.lastAt, name)
 }
 
-func (x *extractor) user(line, head []byte) {
-	// Tool results are most of a transcript's bytes: recognise them by the
-	// first content block, right after the message's opening, undecoded.
-	if i := bytes.Index(head, []byte(`"content":`)); i >= 0 {
-		after := line[i+len(`"content":`):]
-		after = after[:min(len(after), 120)]
-		if bytes.HasPrefix(after, toolUseID) || bytes.Contains(after, toolResult) {
-			return
-		}
-	}
-	if len(line) > decodeCap {
+// user reads a prompt row: what transcript.Row.IsPrompt says a person
+// typed (not a system reminder, a compaction summary or a tool result):
+// its string content or its text blocks.
+func (x *extractor) user(line []byte, r *transcript.Row) {
+	if !r.IsPrompt() || len(line) > transcript.DecodeCap {
 		return
 	}
-	var row struct {
-		Type             string `json:"type"`
-		IsMeta           bool   `json:"isMeta"`
-		IsCompactSummary bool   `json:"isCompactSummary"`
-		Timestamp        string `json:"timestamp"`
-		Message          struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-	}
-	// Meta rows (system reminders) and compaction summaries were never
-	// typed by the person; the markers are cheap to look for first.
-	if bytes.Contains(line, isMeta) || bytes.Contains(line, compactSum) {
-		return
-	}
-	if x.fastUser(line) {
-		return
-	}
-	if json.Unmarshal(line, &row) != nil || row.Type != "user" {
-		return
-	}
-	at := x.stamp(row.Timestamp)
-	if row.IsMeta || row.IsCompactSummary {
-		return
-	}
-	c := bytes.TrimSpace(row.Message.Content)
-	if len(c) == 0 {
-		return
-	}
-	if c[0] == '"' {
-		var s string
-		if json.Unmarshal(c, &s) == nil {
+	at := x.stampLit(r.Timestamp)
+	transcript.TextBlocks(r.Content, func(lit []byte) bool {
+		if s, _, ok := jsonl.String(lit); ok {
 			x.add(Prompt, at, s)
 		}
-		return
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(c, &blocks) != nil {
-		return
-	}
-	for _, b := range blocks {
-		if b.Type == "tool_result" {
-			return // a tool result row with a text block beside it
-		}
-	}
-	for _, b := range blocks {
-		if b.Type == "text" {
-			x.add(Prompt, at, b.Text)
-		}
-	}
+		return true
+	})
 }
 
 // stamp parses a row timestamp, remembering it; an unparseable one is the
@@ -272,24 +171,12 @@ func (x *extractor) stamp(ts string) int64 {
 // most of the input's bytes.
 var skippedInputKeys = map[string]bool{"content": true, "old_string": true, "new_string": true, "new_source": true}
 
-func (x *extractor) assistant(line []byte) {
-	// Claude Code writes one content block per row, and the content comes
-	// early in it (after the message id and model). A row that opens with
-	// a thinking block and has no second block holds nothing to search,
-	// and is found so with one scan of it.
-	head := line[:min(len(line), 2*headWindow)]
-	if i := bytes.Index(head, contentList); i >= 0 {
-		first := head[i+len(contentList):]
-		if bytes.HasPrefix(first, []byte(`{"type":"thinking"`)) && !bytes.Contains(line[i:], []byte(`},{"type":"`)) {
-			return
-		}
-	} else if !bytes.Contains(line, blockText) && !bytes.Contains(line, blockToolUse) {
-		return // another shape: only if it has a text or tool block
-	}
-	if len(line) > decodeCap {
+func (x *extractor) assistant(line []byte, r *transcript.Row) {
+	c := r.Content
+	if len(c) == 0 || c[0] != '[' || len(line) > transcript.DecodeCap {
 		return
 	}
-	if x.fastReply(line) || x.fastTool(line) {
+	if x.fastReply(r) || x.fastTool(r) {
 		return
 	}
 	type block struct {
@@ -298,30 +185,10 @@ func (x *extractor) assistant(line []byte) {
 		Input json.RawMessage `json:"input"`
 	}
 	var blocks []block
-	var at int64
-	// Decode the message's content alone: the rest of the row (usage, the
-	// envelope) is not needed, and validating it cost as much as the rest
-	// of a first build. The first content key of an assistant row is the
-	// message's (keys inside strings have escaped quotes).
-	if i := bytes.Index(line, contentList); i >= 0 {
-		dec := json.NewDecoder(bytes.NewReader(line[i+len(contentList)-1:]))
-		if dec.Decode(&blocks) != nil {
-			return
-		}
-		at = x.stampFrom(line[i+len(contentList)-1+int(dec.InputOffset()):])
-	} else {
-		var row struct {
-			Type      string `json:"type"`
-			Timestamp string `json:"timestamp"`
-			Message   struct {
-				Content []block `json:"content"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(line, &row) != nil || row.Type != "assistant" {
-			return
-		}
-		blocks, at = row.Message.Content, x.stamp(row.Timestamp)
+	if json.Unmarshal(c, &blocks) != nil {
+		return
 	}
+	at := x.stampLit(r.Timestamp)
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":

@@ -12,6 +12,7 @@ import (
 	"forgectl.dev/shared/cchome"
 
 	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/transcript"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -160,9 +161,10 @@ func TestFastPathsAgreeWithTheDecoder(t *testing.T) {
 			toolUseOrdered("Edit", cchome.Object{"file_path", "/src/" + s, "old_string", s, "new_string", "x" + s, "replace_all", true}, 1),
 			toolUseOrdered("Grep", cchome.Object{"pattern", s, "path", "/src", "-n", true, "head_limit", -1, "glob", nil}, 1),
 		}
-		for _, line := range append([]string{prompt(s, 1), reply(s, 1)}, tools...) {
+		for _, line := range append([]string{reply(s, 1)}, tools...) {
 			var fast, slow extractor
-			if !fast.fastUser([]byte(line)) && !fast.fastReply([]byte(line)) && !fast.fastTool([]byte(line)) {
+			r, ok := transcript.Classify([]byte(line))
+			if !ok || !fast.fastReply(&r) && !fast.fastTool(&r) {
 				t.Fatalf("no fast path took %s", line)
 			}
 			// The slow path: the same row with its keys reordered, so no
@@ -175,20 +177,6 @@ func TestFastPathsAgreeWithTheDecoder(t *testing.T) {
 			}
 		}
 	}
-}
-
-func FuzzStringLit(f *testing.F) {
-	for _, s := range []string{`"a"`, `"\u00e9\ud83d\ude00"`, `"\ud800x"`, `"\\\"\/\b\f\n\r\t"`, `"bad \q"`, `"unterminated`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		got, _, ok := stringLit(b)
-		var want string
-		err := json.Unmarshal(b, &want)
-		if ok && err == nil && got != want {
-			t.Errorf("stringLit(%q) = %q, encoding/json says %q", b, got, want)
-		}
-	})
 }
 
 // The build's one-pass tokenizer finds the tokens a query's are looked up
@@ -208,5 +196,61 @@ func TestTokensOfMatchesNormalizedTokens(t *testing.T) {
 		if d := cmp.Diff(want, gotSet); d != "" {
 			t.Errorf("%.40q: tokens (-normalized +one-pass):\n%s", text, d)
 		}
+	}
+}
+
+// The listing (transcript.Summary) and search read a row the same way:
+// whatever row shape the listing shows as a session's prompt, search finds
+// as a prompt, with the same text; rows it does not show, search leaves
+// out. Each row is valid JSON.
+func TestListingAndSearchAgreeOnRowShapes(t *testing.T) {
+	env := `,"uuid":"u1","timestamp":"2026-11-29T16:00:01.000Z","cwd":"/home/alice/src/demo","sessionId":"` + sid + `"`
+	cases := []struct {
+		name, line string
+		prompt     string // what both take as the prompt; "" for none
+	}{
+		{"Claude Code's order", prompt("plain order", 1), "plain order"},
+		{"type as the first key", `{"type":"user","message":{"role":"user","content":"run git push --force please"}` + env + `}`, "run git push --force please"},
+		{"spaced separators", `{"parentUuid" : null, "isSidechain" : false, "type" : "user", "message" : {"role" : "user", "content" : "spaced separators"}` + env + `}`, "spaced separators"},
+		{"type after 400 bytes", `{"parentUuid":null,"promptId":"` + strings.Repeat("p", 500) + `","type":"user","message":{"role":"user","content":"late type"}` + env + `}`, "late type"},
+		{"type after the message", `{"parentUuid":null,"message":{"role":"user","content":"type comes last"}` + env + `,"type":"user"}`, "type comes last"},
+		{"escaped strings", `{"type":"us\u0065r","message":{"role":"user","content":"say \"hi\" to C:\\temp"}` + env + `}`, `say "hi" to C:\temp`},
+		{"unicode escapes", `{"type":"user","message":{"content":"caf\u00e9 \ud83d\ude00"}` + env + `}`, "café 😀"},
+		{"text blocks", `{"type":"user","message":{"content":[{"type":"image","source":{"type":"base64","data":"eA=="}},{"type":"text","text":"look at this"}]}` + env + `}`, "look at this"},
+		{"nested type user in an assistant row", `{"parentUuid":null,"message":{"role":"user","content":[{"type":"user","text":"not a prompt"}]},"type":"assistant"` + env + `}`, ""},
+		{"nested type user in an attachment", `{"attachment":{"type":"user","content":"attached"},"type":"attachment"` + env + `}`, ""},
+		{"isMeta after a long message", `{"type":"user","message":{"content":"` + strings.Repeat("reminder ", 100) + `"}` + env + `,"isMeta":true}`, ""},
+		{"isMeta spaced", `{"type":"user","isMeta" : true,"message":{"content":"reminder"}` + env + `}`, ""},
+		{"isMeta only inside the message", `{"type":"user","message":{"content":"typed","isMeta":true}` + env + `}`, "typed"},
+		{"isMeta false", `{"type":"user","isMeta":false,"message":{"content":"typed too"}` + env + `}`, "typed too"},
+		{"compact summary late", `{"type":"user","message":{"content":"summary"}` + env + `,"isCompactSummary":true}`, ""},
+		{"tool result in the second block", `{"type":"user","message":{"content":[{"type":"text","text":"see"},{"type":"tool_result","tool_use_id":"t","content":"out"}]}` + env + `}`, ""},
+		{"a prompt about tool_result", `{"type":"user","message":{"content":"what is a \"type\":\"tool_result\" block"}` + env + `}`, `what is a "type":"tool_result" block`},
+		{"repeated type, the last wins", `{"type":"assistant","message":{"content":"last wins"}` + env + `,"type":"user"}`, "last wins"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !json.Valid([]byte(c.line)) {
+				t.Fatalf("not valid JSON: %s", c.line)
+			}
+			p := filepath.Join(t.TempDir(), "t.jsonl")
+			os.WriteFile(p, []byte(c.line+"\n"), 0o600)
+			sum, err := transcript.Scan(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found string
+			for _, m := range extractAll(t, c.line) {
+				if m.Role == Prompt {
+					found = m.Text
+				}
+			}
+			if sum.FirstPrompt != c.prompt || sum.LastHuman != c.prompt {
+				t.Errorf("listing's prompt %q (last %q), want %q", sum.FirstPrompt, sum.LastHuman, c.prompt)
+			}
+			if found != c.prompt {
+				t.Errorf("search's prompt %q, want %q", found, c.prompt)
+			}
+		})
 	}
 }

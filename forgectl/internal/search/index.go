@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
-	"unsafe"
 
 	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/forgectl/internal/sessions"
@@ -490,57 +488,6 @@ func (ix *index) read(sc *jsonl.Scanner, j *job, set map[string]struct{}) jobRes
 		msgs = append(append(make([]Message, 0, len(base)+len(r.msgs)), base...), r.msgs...)
 	}
 	return jobResult{j: j, msgs: msgs, tokens: tokensOf(msgs, set), e: e}
-}
-
-// tokensOf lists the distinct tokens of msgs (set is scratch space): the
-// tokens of each message's normalized text, found in one pass over the
-// text with the folding done on the way (a first build spends a third of
-// its time here).
-func tokensOf(msgs []Message, set map[string]struct{}) []string {
-	clear(set)
-	keep := func(t string) {
-		if _, ok := set[t]; !ok {
-			set[strings.Clone(t)] = struct{}{} // t aliases tok
-		}
-	}
-	var tok []byte
-	flush := func() {
-		if len(tok) > 0 {
-			emitToken(unsafe.String(unsafe.SliceData(tok), len(tok)), keep)
-			tok = tok[:0]
-		}
-	}
-	for _, m := range msgs {
-		s := m.Text
-		for i := 0; i < len(s); {
-			c := s[i]
-			if c < utf8.RuneSelf {
-				i++
-				switch {
-				case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-					tok = append(tok, c)
-				case 'A' <= c && c <= 'Z':
-					tok = append(tok, c+'a'-'A')
-				default:
-					flush()
-				}
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			if f := foldRune(r); isWordRune(f) {
-				tok = utf8.AppendRune(tok, f)
-			} else {
-				flush()
-			}
-		}
-		flush()
-	}
-	out := make([]string, 0, len(set))
-	for t := range set {
-		out = append(out, t)
-	}
-	return out
 }
 
 // walk lists the transcripts the listing's walk finds.

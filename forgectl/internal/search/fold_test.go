@@ -1,0 +1,158 @@
+package search
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Full case folding and one normalization form, through the index and
+// the query: what is typed finds what was written in another case or
+// another Unicode spelling, both ways.
+func TestQueryFoldsFullyAndNormalizes(t *testing.T) {
+	tr := newTree(t)
+	tr.write("sharp", prompt("the Straße is closed", 1))
+	tr.write("upper", prompt("MASSE AND STRASSE", 1))
+	tr.write("nfc", prompt("a caf\u00e9 in Paris", 1))
+	tr.write("nfd", prompt("a cafe\u0301 in Lyon", 1))
+	tr.write("liga", prompt("the \ufb01le is open", 1)) // ﬁ
+	tr.write("plain", prompt("a cafe and a street", 1))
+
+	tr.expect("STRASSE", "sharp", "upper")
+	tr.expect("straße", "sharp", "upper")
+	tr.expect("STRAẞE", "sharp", "upper") // capital sharp s
+	tr.expect("caf\u00e9", "nfc", "nfd")  // precomposed finds both
+	tr.expect("cafe\u0301", "nfc", "nfd") // decomposed finds both
+	tr.expect("CAFE\u0301", "nfc", "nfd")
+	tr.expect("\"caf\u00e9 in\"", "nfc", "nfd")
+	tr.expect("cafe", "plain") // é is not e
+	tr.expect("file", "liga")
+	tr.expect("FILE IS", "liga")
+}
+
+// key is what the folding makes of s, as a reference: x/text's full case
+// folding, then NFC.
+func key(s string) string { return norm.NFC.String(cases.Fold().String(s)) }
+
+// fullFold holds exactly the foldings x/text's cases.Fold makes more than
+// one rune of; every other rune folds to one rune in the same class as
+// there. (x/text itself folds upper-case Cherokee to lower case and lower
+// case to upper, so its classes are not compared for Cherokee.)
+func TestFullFoldIsUnicodes(t *testing.T) {
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		want := cases.Fold().String(string(r))
+		got, ok := fullFold(r)
+		if multi := utf8.RuneCountInString(want) > 1; multi != ok || ok && got != want {
+			t.Errorf("%U: fullFold %q, %v; cases.Fold %q", r, got, ok, want)
+		}
+		if w, _ := utf8.DecodeRuneInString(want); !ok && !unicode.In(r, unicode.Cherokee) && foldRune(w) != foldRune(r) {
+			t.Errorf("%U: folds to %U; cases.Fold to %U", r, foldRune(r), w)
+		}
+	}
+}
+
+// Every rune's normalized form is one for its whole case class and its
+// canonically equivalent spellings, and normalizing again changes nothing.
+func TestNormalizeIsCanonical(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if !utf8.ValidRune(r) || isSpace(r) {
+			continue
+		}
+		s := string(r)
+		n := normalize(s)
+		if normalize(n) != n {
+			t.Errorf("%U: normalize is not idempotent: %q then %q", r, n, normalize(n))
+		}
+		if d := normalize(norm.NFD.String(s)); d != n {
+			t.Errorf("%U: NFD spelling normalizes to %q, not %q", r, d, n)
+		}
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if normalize(string(f)) != n {
+				t.Errorf("%U and %U fold together but normalize to %q and %q", r, f, n, normalize(string(f)))
+			}
+		}
+	}
+}
+
+// tricky is an alphabet for random text: ASCII, white space, combining
+// marks that compose with an ASCII letter or sign (e + ◌́, = + ◌̸), full
+// foldings, Hangul jamo, a bad byte.
+var tricky = []string{"a", "E", "z", "0", "=", "<", "-", " ", "\n", "\u00a0", "\u2003", "\u0301", "\u0338", "\u0308",
+	"ß", "ẞ", "İ", "ﬁ", "ΐ", "Σ", "ς", "é", "\u1100", "\u1161", "\u11a8", "가", "ǅ", "Ꭰ", "ꭰ", "K", "\xff", "日", "—", "Ⓐ"}
+
+func randomText(rng *rand.Rand) string {
+	var b strings.Builder
+	for range rng.Intn(24) {
+		b.WriteString(tricky[rng.Intn(len(tricky))])
+	}
+	return b.String()
+}
+
+// The build's one-pass tokenizer finds the tokens a query's are looked up
+// against: those of the normalized text, whatever the text.
+func TestTokensOfMatchesNormalizedTokensOnRandomText(t *testing.T) {
+	rng := rand.New(rand.NewSource(21))
+	for range 20000 {
+		text := randomText(rng)
+		got := map[string]bool{}
+		for _, g := range tokensOf([]Message{{Text: text}}, map[string]struct{}{}) {
+			got[g] = true
+		}
+		want := map[string]bool{}
+		eachToken(normalize(text), func(s string) { want[s] = true })
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("%q: tokens (-normalized +one-pass):\n%s", text, d)
+		}
+	}
+}
+
+// A snippet holds the match, wherever the text changed length when
+// normalized before it.
+func TestSnippetHoldsANonASCIIMatch(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for range 5000 {
+		pre, post := randomText(rng), randomText(rng)
+		text := pre + " Straße " + post
+		if s := snippet(text, normalize("STRASSE")); !strings.Contains(s, "Straße") {
+			t.Fatalf("snippet of %q for strasse is %q", text, s)
+		}
+	}
+	long := strings.Repeat("日本語のテキスト", 40) + "ß" + strings.Repeat("x", 20)
+	if s := snippet(long, normalize("ss")); !strings.Contains(s, "ß") {
+		t.Fatalf("snippet %q misses the match", s)
+	}
+}
+
+// An index built before the folding changed holds tokens of the old
+// folding (no "strasse" for Straße): it is rebuilt, never trusted.
+func TestIndexOfTheOldFoldingIsRebuilt(t *testing.T) {
+	tr := newTree(t)
+	tr.write("sharp", prompt("the Straße is closed", 1))
+	tr.expect("closed", "sharp")
+	cat := filepath.Join(tr.opt.Dir, "catalog")
+	b, err := os.ReadFile(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The catalog as the format before full folding (1) wrote it.
+	body := append([]byte(catalogMagic), binary.AppendUvarint(nil, 1)...)
+	body = append(body, b[len(catalogMagic)+len(binary.AppendUvarint(nil, catalogFormat)):len(b)-4]...)
+	os.WriteFile(cat, binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli)), 0o600)
+	res := tr.expect("STRASSE", "sharp")
+	if res.Stats.Rebuilt != "it was written by another version" {
+		t.Errorf("rebuilt: %q", res.Stats.Rebuilt)
+	}
+}
