@@ -44,8 +44,8 @@ func lsPrompts(t *testing.T, h *testHome) map[string][2]string {
 func searchIDs(t *testing.T, h *testHome, words ...string) []string {
 	t.Helper()
 	r := h.run(append([]string{"resume", "search", "--json", "--all"}, words...)...)
-	if r.code == 1 && r.stdout == "" {
-		return []string{}
+	if r.code == 1 && strings.TrimSpace(r.stdout) == "[]" {
+		return []string{} // no hit: --json prints an empty array
 	}
 	if r.code != 0 {
 		t.Fatalf("search %v: %d %s", words, r.code, r.stderr)
