@@ -224,8 +224,17 @@ func blockedWriting(pid int) bool {
 	return false
 }
 
+// indexTemps are the listing index's temp files (binrec.Create names
+// them like fsutil.WriteAtomic: .NAME.tmp-*), and any other file in cache/
+// that is not the index itself.
 func indexTemps(e *e2e) []string {
-	m, _ := filepath.Glob(filepath.Join(e.fc, "cache", "transcripts.idx.tmp*"))
+	var m []string
+	ents, _ := os.ReadDir(filepath.Join(e.fc, "cache"))
+	for _, d := range ents {
+		if n := d.Name(); strings.Contains(n, "transcripts.idx") && n != "transcripts.idx" {
+			m = append(m, filepath.Join(e.fc, "cache", n))
+		}
+	}
 	return m
 }
 

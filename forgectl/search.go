@@ -90,7 +90,9 @@ type found struct {
 	hidden []int
 }
 
-// rawSearch runs the search alone, leaving on Ctrl-C.
+// rawSearch runs the search alone, leaving on Ctrl-C at once: the search
+// itself stops between transcripts, but may be waiting for another
+// search's lock.
 func (a *app) rawSearch(ctx context.Context, q search.Query) (search.Result, error) {
 	type searched struct {
 		res search.Result
@@ -100,7 +102,7 @@ func (a *app) rawSearch(ctx context.Context, q search.Query) (search.Result, err
 	opt := a.searchOptions()
 	opt.OnExit = func(fn func()) func() { return interrupt.OnExit(ctx, fn) }
 	go func() {
-		res, err := search.Search(opt, q)
+		res, err := search.Search(ctx, opt, q)
 		ch <- searched{res, err}
 	}()
 	select {

@@ -39,3 +39,68 @@ func TestForStopsWhenCancelled(t *testing.T) {
 		t.Fatalf("%d calls after a cancel at the 10th", n)
 	}
 }
+
+// Results come in order, and no more than window are computed ahead of
+// the consumer.
+func TestOrdered(t *testing.T) {
+	const n, window = 500, 8
+	var ahead, most atomic.Int64
+	var got []int
+	err := Ordered(context.Background(), n, 4, window, func(i int) int {
+		if a := ahead.Add(1); a > most.Load() {
+			most.Store(a)
+		}
+		return i * i
+	}, func(i, r int) error {
+		ahead.Add(-1)
+		if r != i*i {
+			t.Errorf("result %d for %d", r, i)
+		}
+		got = append(got, i)
+		return nil
+	})
+	if err != nil || len(got) != n {
+		t.Fatalf("err %v, %d results", err, len(got))
+	}
+	for k, i := range got {
+		if k != i {
+			t.Fatalf("result %d came at place %d", i, k)
+		}
+	}
+	if most.Load() > window {
+		t.Errorf("%d results were held ahead of the consumer, window %d", most.Load(), window)
+	}
+}
+
+// An error from consume, or a cancelled context, ends the run; no worker
+// is left running.
+func TestOrderedStops(t *testing.T) {
+	stop := errors.New("stop")
+	var calls atomic.Int64
+	err := Ordered(context.Background(), 10000, 4, 16, func(i int) int { calls.Add(1); return i },
+		func(i, _ int) error {
+			if i == 20 {
+				return stop
+			}
+			return nil
+		})
+	if !errors.Is(err, stop) {
+		t.Fatalf("err = %v, want the consumer's", err)
+	}
+	if c := calls.Load(); c > 20+16+4 {
+		t.Errorf("%d calls after the consumer stopped at 20 (window 16)", c)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	err = Ordered(ctx, 10000, 4, 16, func(i int) int { return i }, func(i, _ int) error {
+		if i == 5 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if err := Ordered(context.Background(), 0, 4, 16, func(i int) int { return i }, func(int, int) error { return nil }); err != nil {
+		t.Fatalf("no work: %v", err)
+	}
+}

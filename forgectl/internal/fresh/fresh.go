@@ -32,15 +32,13 @@
 package fresh
 
 import (
-	"hash/crc32"
+	"forgectl.dev/forgectl/internal/binrec"
 	"io"
 )
 
 // Span is how many bytes of a file's start, and of what comes just before
 // the offset an index stopped at, are checksummed.
 const Span = 4096
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // File is what a stat says of a file.
 type File struct {
@@ -137,7 +135,7 @@ func sumsOf(r io.ReaderAt, offset int64) (Sums, error) {
 	if err := readFull(r, buf[n:], offset-n); err != nil {
 		return Sums{}, err
 	}
-	return Sums{Head: crc32.Checksum(buf[:n], castagnoli), Tail: crc32.Checksum(buf[n:], castagnoli)}, nil
+	return Sums{Head: binrec.CRC(buf[:n]), Tail: binrec.CRC(buf[n:])}, nil
 }
 
 func readFull(r io.ReaderAt, b []byte, off int64) error {

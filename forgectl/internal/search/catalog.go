@@ -3,7 +3,6 @@ package search
 import (
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"os"
 	"unsafe"
 
@@ -30,8 +29,8 @@ const (
 	// with what the extractor takes from a transcript, and with how text
 	// is folded into tokens. 2: entries carry the freshness stamp (head and
 	// tail checksums); full case folding and NFC; rows read by
-	// transcript.Classify.
-	catalogFormat = 2
+	// transcript.Classify. 3: segment records framed as binrec.Record.
+	catalogFormat = 3
 )
 
 type segInfo struct {
@@ -83,7 +82,7 @@ func encodeCatalog(c *catalog) []byte {
 		e.Uint(x.Seg)
 		e.Uint(uint64(x.Rec))
 	}
-	return binary.LittleEndian.AppendUint32(e.B, crc32.Checksum(e.B, castagnoli))
+	return binary.LittleEndian.AppendUint32(e.B, binrec.CRC(e.B))
 }
 
 // errOldFormat is a catalog another version of forgectl wrote: rebuilt
@@ -96,7 +95,7 @@ func decodeCatalog(b string) (*catalog, error) {
 	}
 	body, sum := b[:len(b)-4], b[len(b)-4:]
 	d := binrec.Decoder{S: body[len(catalogMagic):]}
-	if crc32.Checksum(bytesOf(body), castagnoli) != binary.LittleEndian.Uint32(bytesOf(sum)) {
+	if binrec.CRC(bytesOf(body)) != binary.LittleEndian.Uint32(bytesOf(sum)) {
 		return nil, damaged("the catalog's checksum does not match")
 	}
 	if d.Uint() != catalogFormat {

@@ -2,7 +2,7 @@ package search
 
 import (
 	"encoding/binary"
-	"hash/crc32"
+	"forgectl.dev/forgectl/internal/binrec"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -150,7 +150,7 @@ func TestIndexOfTheOldFoldingIsRebuilt(t *testing.T) {
 	// The catalog as the format before full folding (1) wrote it.
 	body := append([]byte(catalogMagic), binary.AppendUvarint(nil, 1)...)
 	body = append(body, b[len(catalogMagic)+len(binary.AppendUvarint(nil, catalogFormat)):len(b)-4]...)
-	os.WriteFile(cat, binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli)), 0o600)
+	os.WriteFile(cat, binary.LittleEndian.AppendUint32(body, binrec.CRC(body)), 0o600)
 	res := tr.expect("STRASSE", "sharp")
 	if res.Stats.Rebuilt != "it was written by another version" {
 		t.Errorf("rebuilt: %q", res.Stats.Rebuilt)

@@ -17,6 +17,7 @@ import (
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/parallel"
 )
 
 // Options says where the transcripts and the index are.
@@ -131,57 +132,108 @@ type jobResult struct {
 	err    error
 }
 
-// update brings the index in line with the transcripts on disk.
-func update(opt Options, st *Stats) (*index, []error, error) {
-	ix, err := open(opt.Dir)
-	if errors.Is(err, errOldFormat) {
-		if err := wipe(opt.Dir); err != nil {
-			return nil, nil, err
-		}
-		st.Rebuilt = "it was written by another version"
-		ix, err = open(opt.Dir)
-	}
+// update brings the index in line with the transcripts on disk, in four
+// steps: open what is there (or start afresh), plan which transcripts to
+// read, write what they hold now into a new segment, and fold segments
+// when too many of their records are dead.
+func update(ctx context.Context, opt Options, st *Stats) (*index, []error, error) {
+	ix, err := openOrStart(opt.Dir, st)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(ix.cat.Segs) == 0 && st.Rebuilt == "" {
-		st.Rebuilt = "there was none"
-	}
-	files, problems, err := walk(opt.Projects)
+	files, problems, err := walk(ctx, opt.Projects)
 	if err != nil {
 		ix.close()
 		return nil, nil, err
 	}
+	p := ix.plan(files, st)
+	if len(p.jobs) == 0 && st.Removed == 0 {
+		return ix, problems, nil
+	}
+	cat, readProblems, err := ix.readChanged(ctx, opt, p, st)
+	problems = append(problems, readProblems...)
+	if err == nil {
+		err = ix.foldIfFragmented(ctx, opt, cat)
+	}
+	if err == nil {
+		err = ix.commit(cat)
+	}
+	if err != nil {
+		ix.close()
+		return nil, nil, err
+	}
+	return ix, problems, nil
+}
+
+// openOrStart opens the index, wiping one of another format first.
+func openOrStart(dir string, st *Stats) (*index, error) {
+	ix, err := open(dir)
+	if errors.Is(err, errOldFormat) {
+		if err := wipe(dir); err != nil {
+			return nil, err
+		}
+		st.Rebuilt = "it was written by another version"
+		ix, err = open(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(ix.cat.Segs) == 0 && st.Rebuilt == "" {
+		st.Rebuilt = "there was none"
+	}
+	return ix, nil
+}
+
+// plan is what an update does: the entries kept as they are, and the
+// transcripts to read (on from their entry when they grew).
+type plan struct {
+	kept []entry
+	jobs []*job
+}
+
+func (ix *index) plan(files []fileRef, st *Stats) plan {
 	old := make(map[string]*entry, len(ix.cat.Entries))
 	for i := range ix.cat.Entries {
 		old[ix.cat.Entries[i].Path] = &ix.cat.Entries[i]
 	}
-	next := make([]entry, 0, len(files))
-	var jobs []*job
+	p := plan{kept: make([]entry, 0, len(files))}
 	seen := make(map[string]bool, len(files))
 	for _, f := range files {
 		seen[f.path] = true
 		if e := old[f.path]; e != nil && e.Same(f.File) {
-			next = append(next, *e)
+			p.kept = append(p.kept, *e)
 		} else {
-			jobs = append(jobs, &job{f: f, old: e})
+			p.jobs = append(p.jobs, &job{f: f, old: e})
 		}
 	}
-	for p := range old {
-		if !seen[p] {
+	for path := range old {
+		if !seen[path] {
 			st.Removed++
 		}
 	}
-	st.Reused = len(next)
-	if len(jobs) == 0 && st.Removed == 0 {
-		return ix, problems, nil
-	}
-	// Write the sessions that changed into a new segment as they are read,
-	// so that a first build never holds more than a few sessions' text.
+	st.Reused = len(p.kept)
+	return p
+}
+
+// readChanged reads the planned transcripts in parallel and writes the
+// sessions that changed into a new segment as they come, so that a first
+// build never holds more than a few sessions' text; it returns the next
+// catalog.
+func (ix *index) readChanged(ctx context.Context, opt Options, p plan, st *Stats) (*catalog, []error, error) {
+	next := p.kept
+	var problems []error
 	var w *segWriter
 	newID := ix.cat.NextSeg
-	err = ix.run(opt, jobs, func(r *jobResult) error {
-		if r.err != nil {
+	scratch := sync.Pool{New: func() any { return &readScratch{sc: jsonl.NewScanner(nil, 0), set: map[string]struct{}{}} }}
+	err := parallel.Ordered(ctx, len(p.jobs), workers(opt), 2*workers(opt), func(i int) jobResult {
+		rs := scratch.Get().(*readScratch)
+		defer scratch.Put(rs)
+		return ix.read(rs, p.jobs[i])
+	}, func(_ int, r jobResult) error {
+		switch {
+		case errors.Is(r.err, errDamaged):
+			return r.err
+		case r.err != nil:
 			// Unreadable now (gone, permissions): left out of the index
 			// so the next search reads it again.
 			if !errors.Is(r.err, fs.ErrNotExist) {
@@ -196,7 +248,7 @@ func update(opt Options, st *Stats) (*index, []error, error) {
 		}
 		if w == nil {
 			var err error
-			if w, err = newSegWriter(opt.Dir, opt.OnExit); err != nil {
+			if w, err = newSegWriter(filepath.Join(opt.Dir, segName(newID)), opt.OnExit); err != nil {
 				return err
 			}
 		}
@@ -208,30 +260,47 @@ func update(opt Options, st *Stats) (*index, []error, error) {
 		if w != nil {
 			w.abandon()
 		}
-		ix.close()
 		return nil, nil, err
 	}
 	cat := &catalog{NextSeg: ix.cat.NextSeg, Entries: next}
 	if w != nil {
-		size, crc, err := w.finish(segName(newID))
-		if err != nil {
-			ix.close()
+		if err := ix.addSegment(opt.Dir, cat, newID, w); err != nil {
 			return nil, nil, err
 		}
-		seg, err := openSegment(filepath.Join(opt.Dir, segName(newID)), size, crc)
-		if err != nil {
-			ix.close()
-			return nil, nil, err
-		}
-		ix.segs[newID] = seg
-		cat.NextSeg = newID + 1
-		cat.Segs = append(cat.Segs, segInfo{ID: newID, Size: size, CRC: crc, Recs: seg.nrec})
 	}
+	return cat, problems, nil
+}
+
+// addSegment finishes w as segment id and names it in cat.
+func (ix *index) addSegment(dir string, cat *catalog, id uint64, w *segWriter) error {
+	size, crc, err := w.finish()
+	if err != nil {
+		return err
+	}
+	seg, err := openSegment(filepath.Join(dir, segName(id)), size, crc)
+	if err != nil {
+		return err
+	}
+	ix.segs[id] = seg
+	cat.NextSeg = id + 1
+	cat.Segs = append(cat.Segs, segInfo{ID: id, Size: size, CRC: crc, Recs: seg.nrec})
+	return nil
+}
+
+// foldIfFragmented keeps in cat the old segments that still hold live
+// records, and folds segments into one when most records are dead (all of
+// them) or there are too many (all but the largest, the last full build
+// usually, which costs only the small ones' records).
+func (ix *index) foldIfFragmented(ctx context.Context, opt Options, cat *catalog) error {
 	live := map[uint64]int{}
-	for _, e := range next {
+	for _, e := range cat.Entries {
 		live[e.Seg]++
 	}
 	total, alive := 0, 0
+	for _, s := range cat.Segs { // the new segment, if any
+		total += s.Recs
+		alive += live[s.ID]
+	}
 	for _, s := range ix.cat.Segs {
 		if live[s.ID] > 0 {
 			cat.Segs = append(cat.Segs, s)
@@ -239,24 +308,10 @@ func update(opt Options, st *Stats) (*index, []error, error) {
 			alive += live[s.ID]
 		}
 	}
-	if w != nil {
-		total += ix.segs[newID].nrec
-		alive += live[newID]
-	}
-	// Most records dead: fold everything into one segment. Too many
-	// segments: fold all but the largest (the last full build, usually),
-	// which costs only the small ones' records.
 	if fold := foldSet(cat.Segs, total > 2*alive); fold != nil {
-		if err := ix.compact(opt, cat, fold); err != nil {
-			ix.close()
-			return nil, nil, err
-		}
+		return ix.compact(ctx, opt, cat, fold)
 	}
-	if err := ix.commit(cat); err != nil {
-		ix.close()
-		return nil, nil, err
-	}
-	return ix, problems, nil
+	return nil
 }
 
 // commit makes cat the catalog and removes the segments it no longer names.
@@ -277,7 +332,7 @@ func (ix *index) commit(cat *catalog) error {
 		}
 		if strings.HasPrefix(name, "seg-") {
 			os.Remove(filepath.Join(ix.dir, name))
-		} else if strings.HasPrefix(name, ".seg.tmp-") {
+		} else if strings.HasPrefix(name, ".seg-") {
 			// Left by a search that was killed mid-write; it held the lock
 			// then, and this one holds it now.
 			os.Remove(filepath.Join(ix.dir, name))
@@ -313,16 +368,11 @@ func foldSet(segs []segInfo, mostlyDead bool) map[uint64]bool {
 }
 
 // compact rewrites the live records of the segments in fold into one.
-func (ix *index) compact(opt Options, cat *catalog, fold map[uint64]bool) error {
-	w, err := newSegWriter(opt.Dir, opt.OnExit)
+func (ix *index) compact(ctx context.Context, opt Options, cat *catalog, fold map[uint64]bool) error {
+	id := cat.NextSeg
+	w, err := newSegWriter(filepath.Join(opt.Dir, segName(id)), opt.OnExit)
 	if err != nil {
 		return err
-	}
-	id := cat.NextSeg
-	type out struct {
-		msgs   []Message
-		tokens []string
-		err    error
 	}
 	var moved []int // entries whose records move
 	for i := range cat.Entries {
@@ -330,64 +380,41 @@ func (ix *index) compact(opt Options, cat *catalog, fold map[uint64]bool) error 
 			moved = append(moved, i)
 		}
 	}
-	outs := make([]chan out, len(moved))
-	for i := range outs {
-		outs[i] = make(chan out, 1)
+	type out struct {
+		msgs   []Message
+		tokens []string
+		err    error
 	}
-	sem := make(chan struct{}, 2*workers(opt))
-	go func() {
-		var wg sync.WaitGroup
-		pool := sync.Pool{New: func() any { return map[string]struct{}{} }}
-		for k, i := range moved {
-			sem <- struct{}{}
-			wg.Add(1)
-			go func(k, i int) {
-				defer wg.Done()
-				e := &cat.Entries[i]
-				msgs, _, err := ix.segs[e.Seg].record(e.Rec, nil)
-				var toks []string
-				if err == nil {
-					set := pool.Get().(map[string]struct{})
-					toks = tokensOf(msgs, set)
-					pool.Put(set)
-				}
-				outs[k] <- out{msgs, toks, err}
-			}(k, i)
+	sets := sync.Pool{New: func() any { return map[string]struct{}{} }}
+	err = parallel.Ordered(ctx, len(moved), workers(opt), 2*workers(opt), func(k int) out {
+		e := &cat.Entries[moved[k]]
+		msgs, _, err := ix.segs[e.Seg].record(e.Rec, nil)
+		if err != nil {
+			return out{err: err}
 		}
-		wg.Wait()
-	}()
-	for k, i := range moved {
-		o := <-outs[k]
-		<-sem
+		set := sets.Get().(map[string]struct{})
+		defer sets.Put(set)
+		return out{msgs: msgs, tokens: tokensOf(msgs, set)}
+	}, func(k int, o out) error {
 		if o.err != nil {
-			// Drain the rest so no goroutine is left blocked.
-			for j := k + 1; j < len(outs); j++ {
-				<-outs[j]
-				<-sem
-			}
-			w.abandon()
 			return o.err
 		}
-		cat.Entries[i].Seg, cat.Entries[i].Rec = id, int(w.add(o.msgs, o.tokens))
-	}
-	size, crc, err := w.finish(segName(id))
+		e := &cat.Entries[moved[k]]
+		e.Seg, e.Rec = id, int(w.add(o.msgs, o.tokens))
+		return nil
+	})
 	if err != nil {
+		w.abandon()
 		return err
 	}
-	seg, err := openSegment(filepath.Join(opt.Dir, segName(id)), size, crc)
-	if err != nil {
-		return err
-	}
-	ix.segs[id] = seg
-	cat.NextSeg = id + 1
 	var kept []segInfo
 	for _, s := range cat.Segs {
 		if !fold[s.ID] {
 			kept = append(kept, s)
 		}
 	}
-	cat.Segs = append(kept, segInfo{ID: id, Size: size, CRC: crc, Recs: seg.nrec})
-	return nil
+	cat.Segs = kept
+	return ix.addSegment(opt.Dir, cat, id, w)
 }
 
 func workers(opt Options) int {
@@ -397,61 +424,14 @@ func workers(opt Options) int {
 	return max(1, runtime.GOMAXPROCS(0))
 }
 
-// run reads the transcripts of jobs in parallel and hands each result to
-// consume, on the calling goroutine, in the order they complete. The first
-// error consume returns, or a damaged record, ends the run.
-func (ix *index) run(opt Options, jobs []*job, consume func(*jobResult) error) error {
-	n := workers(opt)
-	results := make(chan *jobResult, 2*n)
-	next := make(chan *job)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sc := jsonl.NewScanner(nil, 0)
-			set := map[string]struct{}{}
-			for j := range next {
-				r := ix.read(sc, j, set)
-				select {
-				case results <- &r:
-				case <-stop:
-					return
-				}
-			}
-		}()
-	}
-	go func() {
-		defer close(next)
-		for _, j := range jobs {
-			select {
-			case next <- j:
-			case <-stop:
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(results) }()
-	var first error
-	for r := range results {
-		if first != nil {
-			continue
-		}
-		if errors.Is(r.err, errDamaged) {
-			first = r.err
-		} else {
-			first = consume(r)
-		}
-		if first != nil {
-			close(stop)
-		}
-	}
-	return first
+// readScratch is one worker's reusable buffers.
+type readScratch struct {
+	sc  *jsonl.Scanner
+	set map[string]struct{}
 }
 
 // read brings one transcript's record up to date.
-func (ix *index) read(sc *jsonl.Scanner, j *job, set map[string]struct{}) jobResult {
+func (ix *index) read(rs *readScratch, j *job) jobResult {
 	f, err := fsutil.OpenRegular(j.f.path)
 	if err != nil {
 		return jobResult{j: j, err: err}
@@ -470,7 +450,7 @@ func (ix *index) read(sc *jsonl.Scanner, j *job, set map[string]struct{}) jobRes
 		}
 		base, from, lastAt = msgs, j.old.Offset, j.old.LastAt
 	}
-	r, err := readFile(sc, f, from, j.f.Size, lastAt, base)
+	r, err := readFile(rs.sc, f, from, j.f.Size, lastAt, base)
 	if err != nil {
 		return jobResult{j: j, err: err}
 	}
@@ -487,12 +467,12 @@ func (ix *index) read(sc *jsonl.Scanner, j *job, set map[string]struct{}) jobRes
 	if len(base) > 0 {
 		msgs = append(append(make([]Message, 0, len(base)+len(r.msgs)), base...), r.msgs...)
 	}
-	return jobResult{j: j, msgs: msgs, tokens: tokensOf(msgs, set), e: e}
+	return jobResult{j: j, msgs: msgs, tokens: tokensOf(msgs, rs.set), e: e}
 }
 
 // walk lists the transcripts the listing's walk finds.
-func walk(root string) ([]fileRef, []error, error) {
-	ts, problems, err := sessions.Walk(context.Background(), root)
+func walk(ctx context.Context, root string) ([]fileRef, []error, error) {
+	ts, problems, err := sessions.Walk(ctx, root)
 	files := make([]fileRef, len(ts))
 	for k, t := range ts {
 		files[k] = fileRef{path: t.Path, File: fresh.File{Ino: t.Ino, Size: t.Size, MtimeNs: t.MtimeNs}}

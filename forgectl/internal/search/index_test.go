@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -61,7 +62,7 @@ func (tr *tree) search(q string) ([]string, Result) {
 	if err != nil {
 		tr.t.Fatal(err)
 	}
-	res, err := Search(tr.opt, pq)
+	res, err := Search(context.Background(), tr.opt, pq)
 	if err != nil {
 		tr.t.Fatalf("search %q: %v", q, err)
 	}
@@ -311,7 +312,7 @@ func TestConcurrentSearchesWhileAppending(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 5 {
-				res, err := Search(tr.opt, q)
+				res, err := Search(context.Background(), tr.opt, q)
 				if err == nil && len(res.Hits) != 4 {
 					err = errors.New("wrong answer: " + strings.Join(keys(res.Hits), " "))
 				}
@@ -362,10 +363,10 @@ func FuzzCatalog(f *testing.F) {
 
 func FuzzSegment(f *testing.F) {
 	dir := f.TempDir()
-	w, _ := newSegWriter(dir, nil)
+	w, _ := newSegWriter(filepath.Join(dir, "seg"), nil)
 	w.add([]Message{{Prompt, 1, "needle in a haystack"}}, []string{"needle", "in", "a", "haystack"})
 	w.add([]Message{{Reply, 2, "two"}, {Name, 3, "name"}}, []string{"two", "name"})
-	size, _, err := w.finish("seg")
+	size, _, err := w.finish()
 	if err != nil {
 		f.Fatal(err)
 	}

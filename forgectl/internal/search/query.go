@@ -111,8 +111,9 @@ type Result struct {
 }
 
 // Search brings the index up to date and runs q over it, under the index
-// lock, so concurrent searches each see a whole index.
-func Search(opt Options, q Query) (Result, error) {
+// lock, so concurrent searches each see a whole index. Cancelling ctx ends
+// an update between transcripts; the index on disk is left as it was.
+func Search(ctx context.Context, opt Options, q Query) (Result, error) {
 	lock, err := lockIndex(opt)
 	if err != nil {
 		return Result{}, err
@@ -121,7 +122,7 @@ func Search(opt Options, q Query) (Result, error) {
 	var res Result
 	for attempt := 0; ; attempt++ {
 		res.Stats = Stats{}
-		ix, problems, err := update(opt, &res.Stats)
+		ix, problems, err := update(ctx, opt, &res.Stats)
 		if err == nil {
 			res.Problems = problems
 			res.Hits, err = ix.query(q, workers(opt))

@@ -1,11 +1,10 @@
 package search
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
+
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,8 +26,9 @@ import (
 // reads only the pages it needs of a mapped file):
 //
 //	"FCTSRCHS"
-//	records: per record, binrec: Uint messages, then per message a byte
-//	         role, Int at, String text; then the record's CRC-32C (4 bytes)
+//	records: per record, framed as binrec.Record: uvarint length, CRC-32C
+//	         (4 bytes), then binrec: Uint messages, then per message a byte
+//	         role, Int at, String text
 //	tables:  record offsets   (nrec+1) × uint64   (the last is where tables start)
 //	         term index       (nterms+1) × (uint32 term start, uint32 postings start)
 //	         terms            "\x00term\x00term…\x00", sorted
@@ -47,8 +47,6 @@ const (
 	footerLen   = 8 + 4 + 4 + 8 + 8 + 4 + 8
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // errDamaged marks an index file that does not read back as written.
 var errDamaged = errors.New("damaged search index")
 
@@ -58,44 +56,28 @@ func damaged(format string, args ...any) error {
 
 // segWriter writes one segment.
 type segWriter struct {
-	f    *os.File
-	w    *bufio.Writer
-	path string
-	off  uint64
+	out  *binrec.Writer
 	recs []uint64
 	dict map[string][]uint32
 	rec  binrec.Encoder
-	err  error
-	kept func() // unregisters the temp file's removal (see Options.OnExit)
 }
 
-func newSegWriter(dir string, onExit func(func()) func()) (*segWriter, error) {
-	f, err := os.CreateTemp(dir, ".seg.tmp-*")
+// newSegWriter starts the segment that will be path (see binrec.Create
+// for onExit).
+func newSegWriter(path string, onExit func(func()) func()) (*segWriter, error) {
+	out, err := binrec.Create(path, onExit)
 	if err != nil {
 		return nil, err
 	}
-	s := &segWriter{f: f, w: bufio.NewWriterSize(f, 1<<20), path: f.Name(), dict: map[string][]uint32{}, kept: func() {}}
-	if onExit != nil {
-		tmp := f.Name()
-		s.kept = onExit(func() { os.Remove(tmp) })
-	}
-	s.write([]byte(segMagic))
+	s := &segWriter{out: out, dict: map[string][]uint32{}}
+	s.out.WriteString(segMagic)
 	return s, nil
-}
-
-func (s *segWriter) write(b []byte) {
-	if s.err != nil {
-		return
-	}
-	_, s.err = s.w.Write(b)
-	s.off += uint64(len(b))
 }
 
 // add writes a record and indexes its tokens (unique, any order); it
 // returns the record's number.
 func (s *segWriter) add(msgs []Message, tokens []string) uint32 {
 	n := uint32(len(s.recs))
-	s.recs = append(s.recs, s.off)
 	e := &s.rec
 	e.B = e.B[:0]
 	e.Uint(uint64(len(msgs)))
@@ -104,8 +86,7 @@ func (s *segWriter) add(msgs []Message, tokens []string) uint32 {
 		e.Int(m.At)
 		e.String(m.Text)
 	}
-	e.B = binary.LittleEndian.AppendUint32(e.B, crc32.Checksum(e.B, castagnoli))
-	s.write(e.B)
+	s.recs = append(s.recs, uint64(s.out.Record(e.B)))
 	if cap(e.B) > 4<<20 {
 		e.B = nil // one huge session's buffer is not kept for the rest
 	}
@@ -115,20 +96,14 @@ func (s *segWriter) add(msgs []Message, tokens []string) uint32 {
 	return n
 }
 
-// finish writes the tables and renames the segment into place as name.
-func (s *segWriter) finish(name string) (size int64, crc uint32, err error) {
-	defer func() {
-		if err != nil {
-			s.f.Close()
-			os.Remove(s.path)
-		}
-	}()
+// finish writes the tables and renames the segment into place.
+func (s *segWriter) finish() (size int64, crc uint32, err error) {
 	terms := make([]string, 0, len(s.dict))
 	for t := range s.dict {
 		terms = append(terms, t)
 	}
 	slices.Sort(terms)
-	tablesOff := s.off
+	tablesOff := uint64(s.out.Offset())
 	tab := make([]byte, 0, 8*(len(s.recs)+1)+8*(len(terms)+1))
 	for _, o := range s.recs {
 		tab = binary.LittleEndian.AppendUint64(tab, o)
@@ -155,12 +130,13 @@ func (s *segWriter) finish(name string) (size int64, crc uint32, err error) {
 	idx = binary.LittleEndian.AppendUint32(idx, uint32(len(blob)))
 	idx = binary.LittleEndian.AppendUint32(idx, uint32(len(post)))
 	if uint64(len(blob)) > 1<<32-1 || uint64(len(post)) > 1<<32-1 {
+		s.out.Abandon()
 		return 0, 0, errors.New("search index segment too large")
 	}
-	h := crc32.New(castagnoli)
+	h := binrec.NewCRC()
 	for _, part := range [][]byte{tab, idx, blob, post} {
 		h.Write(part)
-		s.write(part)
+		s.out.Write(part)
 	}
 	crc = h.Sum32()
 	var foot []byte
@@ -171,32 +147,16 @@ func (s *segWriter) finish(name string) (size int64, crc uint32, err error) {
 	foot = binary.LittleEndian.AppendUint64(foot, uint64(len(post)))
 	foot = binary.LittleEndian.AppendUint32(foot, crc)
 	foot = append(foot, segEndMagic...)
-	s.write(foot)
-	if s.err == nil {
-		s.err = s.w.Flush()
-	}
-	if s.err != nil {
-		return 0, 0, s.err
-	}
-	if err := s.f.Chmod(fsutil.FilePerm); err != nil {
+	s.out.Write(foot)
+	size = s.out.Offset()
+	if err := s.out.Commit(); err != nil {
 		return 0, 0, err
 	}
-	if err := s.f.Close(); err != nil {
-		return 0, 0, err
-	}
-	if err := os.Rename(s.path, filepath.Join(filepath.Dir(s.path), name)); err != nil {
-		return 0, 0, err
-	}
-	s.kept()
-	return int64(s.off), crc, nil
+	return size, crc, nil
 }
 
 // abandon removes an unfinished segment.
-func (s *segWriter) abandon() {
-	s.f.Close()
-	os.Remove(s.path)
-	s.kept()
-}
+func (s *segWriter) abandon() { s.out.Abandon() }
 
 // segment is a mapped segment file.
 type segment struct {
@@ -312,7 +272,7 @@ func parseSegment(data string, size int64, crc uint32) (*segment, error) {
 		return nil, damaged("a segment's tables do not add up")
 	}
 	tables := data[tablesOff:body]
-	if got := crc32.Checksum(bytesOf(tables), castagnoli); got != want || got != crc {
+	if got := binrec.CRC(bytesOf(tables)); got != want || got != crc {
 		return nil, damaged("a segment's checksum does not match")
 	}
 	s := &segment{data: data, nrec: int(nrec)}
@@ -360,7 +320,7 @@ func (s *segment) record(n int, buf []byte) ([]Message, []byte, error) {
 	if err := s.read(func() { start, end = le.Uint64(bytesOf(s.recTab[8*n:])), le.Uint64(bytesOf(s.recTab[8*n+8:])) }); err != nil {
 		return nil, buf, err
 	}
-	if end < start+4 || end > uint64(len(s.data)) {
+	if end < start+5 || end > uint64(len(s.data)) {
 		return nil, buf, damaged("a record is too short")
 	}
 	size := int(end - start)
@@ -375,11 +335,11 @@ func (s *segment) record(n int, buf []byte) ([]Message, []byte, error) {
 	} else if err := s.read(func() { copy(raw, s.data[start:end]) }); err != nil {
 		return nil, buf, err
 	}
-	body := raw[:len(raw)-4]
-	if crc32.Checksum(body, castagnoli) != le.Uint32(raw[len(raw)-4:]) {
+	framed, payload, ok := binrec.RecordAt(unsafe.String(unsafe.SliceData(raw), len(raw)))
+	if !ok || framed != size {
 		return nil, buf, damaged("a record's checksum does not match")
 	}
-	d := binrec.Decoder{S: unsafe.String(unsafe.SliceData(body), len(body))}
+	d := binrec.Decoder{S: payload} // shares buf, as the messages' strings do
 	cnt := d.Count()
 	msgs := make([]Message, 0, cnt)
 	for range cnt {

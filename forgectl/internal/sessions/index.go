@@ -1,18 +1,14 @@
 package sessions
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"hash/fnv"
 	"os"
-	"path/filepath"
 	"sort"
+	"strings"
 	"sync/atomic"
-	"time"
-	"unsafe"
 
 	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/forgectl/internal/fresh"
@@ -55,8 +51,6 @@ const (
 
 // indexFormat changes with the encoding below and with the parser's meaning.
 const indexFormat = 6<<16 | transcript.ParserVersion
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // indexEntry is one transcript's record.
 type indexEntry struct {
@@ -337,7 +331,7 @@ func (ix *storedIndex) parse() string {
 		filesOff > size || filesOff+nFiles*tableEntry != histOff || histOff+nHist*tableEntry != size || stateOff >= filesOff {
 		return "tables out of bounds"
 	}
-	sum := crc32.Checksum([]byte(data[filesOff:len(data)-4-len(indexEndMagic)]), castagnoli)
+	sum := binrec.CRC([]byte(data[filesOff : len(data)-4-len(indexEndMagic)]))
 	if sum != binary.LittleEndian.Uint32([]byte(t[40:44])) {
 		return "tables fail their checksum"
 	}
@@ -375,22 +369,30 @@ func (ix *storedIndex) record(off int64) (string, error) {
 	}
 	// Copied out once, then checked: the checksum vouches for the bytes
 	// that are decoded, which the mapping's may not stay.
-	rec := []byte(d.S[:4+n])
-	if crc32.Checksum(rec[4:], castagnoli) != binary.LittleEndian.Uint32(rec[:4]) {
+	head := len(ix.data[off:]) - len(d.S)
+	rec := strings.Clone(ix.data[off : off+int64(head)+4+int64(n)])
+	_, payload, ok := binrec.RecordAt(rec)
+	if !ok {
 		return "", binrec.ErrCorrupt
 	}
-	return unsafe.String(unsafe.SliceData(rec[4:]), int(n)), nil // rec is not written again
+	return payload, nil
 }
 
 // copyRecord writes the whole record at off (length, checksum and
 // payload) into w unchanged, for a record the next index keeps.
-func (ix *storedIndex) copyRecord(w *indexWriter, off int64) error {
-	return ix.read(func() {
-		d := binrec.Decoder{S: ix.data[off:]}
-		n := d.Uint()
-		head := len(ix.data[off:]) - len(d.S)
-		w.writeString(ix.data[off : off+int64(head)+4+int64(n)])
-	})
+func (ix *storedIndex) copyRecord(w *binrec.Writer, off int64) error {
+	var err error
+	if rerr := ix.read(func() {
+		n, _, ok := binrec.RecordAt(ix.data[off:])
+		if !ok {
+			err = binrec.ErrCorrupt
+			return
+		}
+		w.WriteString(ix.data[off : off+int64(n)])
+	}); rerr != nil {
+		return rerr
+	}
+	return err
 }
 
 // find returns the offsets of the records whose key hashes like key.
@@ -482,14 +484,13 @@ func (ix *storedIndex) eachHistory(fn func(id string, e histEntry)) error {
 // indexWriter writes the next index, record by record, to a temp file
 // beside it, so that a rewrite never holds the whole index in memory.
 type indexWriter struct {
-	path  string
-	f     *os.File
-	w     *bufio.Writer
-	off   int64
+	out   *binrec.Writer
 	files []tableRow
 	hist  []tableRow
 	enc   binrec.Encoder
-	err   error
+	// failed is an error that is not a write's (an old record that can no
+	// longer be copied): the index is not committed.
+	failed error
 }
 
 type tableRow struct {
@@ -497,66 +498,41 @@ type tableRow struct {
 	off  int64
 }
 
-func newIndexWriter(path string) (*indexWriter, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
-	}
-	// A process that exits mid-listing (a picker left during a cold scan)
-	// may have left a temp file behind.
-	fsutil.RemoveStaleTemps(path, time.Minute)
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+// newIndexWriter starts the next index at path; onExit registers the
+// removal of its temp file should the process be ended mid-listing (see
+// binrec.Create).
+func newIndexWriter(path string, onExit func(func()) func()) (*indexWriter, error) {
+	out, err := binrec.Create(path, onExit)
 	if err != nil {
 		return nil, err
 	}
-	w := &indexWriter{path: path, f: f, w: bufio.NewWriterSize(f, 256<<10)}
+	w := &indexWriter{out: out}
 	var e binrec.Encoder
 	e.B = append(e.B, indexMagic...)
 	e.Uint(indexFormat)
-	w.write(e.B)
+	out.Write(e.B)
 	return w, nil
-}
-
-func (w *indexWriter) write(b []byte) {
-	if w.err != nil {
-		return
-	}
-	n, err := w.w.Write(b)
-	w.off += int64(n)
-	w.err = err
-}
-
-func (w *indexWriter) writeString(s string) {
-	if w.err != nil {
-		return
-	}
-	n, err := w.w.WriteString(s)
-	w.off += int64(n)
-	w.err = err
-}
-
-// payload frames the encoder's bytes as a record and writes it.
-func (w *indexWriter) payload() int64 {
-	at := w.off
-	var head [binary.MaxVarintLen64 + 4]byte
-	n := binary.PutUvarint(head[:], uint64(len(w.enc.B)))
-	binary.LittleEndian.PutUint32(head[n:], crc32.Checksum(w.enc.B, castagnoli))
-	w.write(head[:n+4])
-	w.write(w.enc.B)
-	return at
 }
 
 // entry writes a transcript's record.
 func (w *indexWriter) entry(path string, ent *indexEntry) {
 	w.enc.B = w.enc.B[:0]
 	encodeEntry(&w.enc, path, ent)
-	w.files = append(w.files, tableRow{keyHash(path), w.payload()})
+	w.files = append(w.files, tableRow{keyHash(path), w.out.Record(w.enc.B)})
 }
 
 // copied writes the record at off of the old index unchanged.
 func (w *indexWriter) copied(path string, ix *storedIndex, off int64) {
-	w.files = append(w.files, tableRow{keyHash(path), w.off})
-	if err := ix.copyRecord(w, off); err != nil && w.err == nil {
-		w.err = err
+	w.files = append(w.files, tableRow{keyHash(path), w.out.Offset()})
+	if err := ix.copyRecord(w.out, off); err != nil {
+		w.fail(err)
+	}
+}
+
+// fail keeps the first such error.
+func (w *indexWriter) fail(err error) {
+	if w.failed == nil {
+		w.failed = err
 	}
 }
 
@@ -565,12 +541,16 @@ func (w *indexWriter) history(id string, e histEntry) {
 	w.enc.String(id)
 	w.enc.Int(e.LastAtMs)
 	w.enc.String(e.Last)
-	w.hist = append(w.hist, tableRow{keyHash(id), w.payload()})
+	w.hist = append(w.hist, tableRow{keyHash(id), w.out.Record(w.enc.B)})
 }
 
 // finish writes the history state, the tables and the trailer, and
 // renames the file into place.
 func (w *indexWriter) finish(state histFile) error {
+	if w.failed != nil {
+		w.out.Abandon()
+		return w.failed
+	}
 	w.enc.B = w.enc.B[:0]
 	w.enc.Uint(state.Ino)
 	w.enc.Int(state.Size)
@@ -583,17 +563,17 @@ func (w *indexWriter) finish(state histFile) error {
 		w.enc.String(c.SessionID)
 		w.enc.Int(c.AtMs)
 	}
-	stateOff := w.payload()
-	crc := crc32.New(castagnoli)
+	stateOff := w.out.Record(w.enc.B)
+	crc := binrec.NewCRC()
 	var row [tableEntry]byte
 	table := func(rows []tableRow) int64 {
-		at := w.off
+		at := w.out.Offset()
 		sort.Slice(rows, func(i, j int) bool { return rows[i].hash < rows[j].hash })
 		for _, r := range rows {
 			binary.LittleEndian.PutUint64(row[:8], r.hash)
 			binary.LittleEndian.PutUint64(row[8:], uint64(r.off))
 			crc.Write(row[:])
-			w.write(row[:])
+			w.out.Write(row[:])
 		}
 		return at
 	}
@@ -604,31 +584,13 @@ func (w *indexWriter) finish(state histFile) error {
 		binary.LittleEndian.PutUint64(t[8*k:], v)
 	}
 	crc.Write(t[:])
-	w.write(t[:])
+	w.out.Write(t[:])
 	var sum [4]byte
 	binary.LittleEndian.PutUint32(sum[:], crc.Sum32())
-	w.write(sum[:])
-	w.writeString(indexEndMagic)
-	if w.err == nil {
-		w.err = w.w.Flush()
-	}
-	if err := w.f.Chmod(fsutil.FilePerm); err != nil && w.err == nil {
-		w.err = err
-	}
-	if err := w.f.Close(); err != nil && w.err == nil {
-		w.err = err
-	}
-	if w.err == nil {
-		w.err = os.Rename(w.f.Name(), w.path)
-	}
-	if w.err != nil {
-		os.Remove(w.f.Name())
-	}
-	return w.err
+	w.out.Write(sum[:])
+	w.out.WriteString(indexEndMagic)
+	return w.out.Commit()
 }
 
 // abandon removes the temp file.
-func (w *indexWriter) abandon() {
-	w.f.Close()
-	os.Remove(w.f.Name())
-}
+func (w *indexWriter) abandon() { w.out.Abandon() }

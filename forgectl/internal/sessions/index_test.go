@@ -23,7 +23,7 @@ func sampleEntries() map[string]*indexEntry {
 }
 
 func writeSample(t testing.TB, p string) {
-	w, err := newIndexWriter(p)
+	w, err := newIndexWriter(p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestIndexRoundTrip(t *testing.T) {
 	// A record copied into the next index unchanged decodes to the same
 	// entry there.
 	p2 := filepath.Join(t.TempDir(), "idx2")
-	w2, err := newIndexWriter(p2)
+	w2, err := newIndexWriter(p2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

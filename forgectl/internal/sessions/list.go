@@ -3,7 +3,6 @@ package sessions
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -316,7 +315,6 @@ type indexSave struct {
 	stored  int // records of the stored index still in use
 	err     error
 	ctx     context.Context // for interrupt.OnExit
-	kept    func()          // unregisters the temp file's removal
 }
 
 // take notes slot k, the next in order, and writes it if the index is
@@ -340,13 +338,11 @@ func (s *indexSave) take(files []fileRef, slots []slot, k int) {
 
 // open starts the rewrite, writing the slots taken so far.
 func (s *indexSave) open(files []fileRef, slots []slot, upTo int) {
-	s.w, s.err = newIndexWriter(s.path)
+	// A second Ctrl-C may end the process in the middle of the listing.
+	s.w, s.err = newIndexWriter(s.path, func(fn func()) func() { return interrupt.OnExit(s.ctx, fn) })
 	if s.err != nil {
 		return
 	}
-	// A second Ctrl-C may end the process in the middle of the listing.
-	tmp := s.w.f.Name()
-	s.kept = interrupt.OnExit(s.ctx, func() { os.Remove(tmp) })
 	for k := range upTo {
 		s.put(files, slots, k)
 	}
@@ -369,11 +365,6 @@ func (s *indexSave) put(files []fileRef, slots []slot, k int) {
 // rewritten: the records it kept cannot be copied, and the next listing
 // finds it damaged and rebuilds it.
 func (s *indexSave) finish(files []fileRef, slots []slot, done int, hist *history, damaged bool) error {
-	defer func() {
-		if s.kept != nil {
-			s.kept()
-		}
-	}()
 	if err := s.ix.failure(); err != nil {
 		s.abandon()
 		return err
