@@ -140,7 +140,7 @@ unit:
 # make test runs each briefly (their seed corpora also run in unit); make
 # fuzz runs each for FUZZTIME.
 FUZZ_TARGETS := forgectl:./internal/sessions/:FuzzIndex \
-	forgectl:./internal/search/:FuzzCatalog forgectl:./internal/search/:FuzzSegment shared:./jsonl/:FuzzStringLit \
+	forgectl:./internal/search/:FuzzCatalog forgectl:./internal/search/:FuzzSegment shared:./jsonl/:FuzzStringLit shared:./jsonl/:FuzzAppendString \
 	shared:./transcript/:FuzzClassify
 FUZZTIME ?= 60s
 

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"forgectl.dev/shared/jsonl"
 	"io"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/tasks"
@@ -110,7 +110,7 @@ func (a *jsonArray) close() error {
 
 func appendSession(b []byte, j sessionJSON) []byte {
 	b = append(b, `{"session_id":`...)
-	b = appendString(b, j.SessionID)
+	b = jsonl.AppendString(b, j.SessionID)
 	b = appendField(b, "name", j.Name)
 	b = appendField(b, "name_source", j.NameSource)
 	b = appendField(b, "repo", j.Repo)
@@ -163,62 +163,5 @@ func appendField(b []byte, key, v string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, key...)
 	b = append(b, '"', ':')
-	return appendString(b, v)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString encodes s exactly as encoding/json does with HTML escaping
-// off: short escapes for \b \f \n \r \t, \u00XX for other control bytes,
-// U+FFFD for invalid UTF-8, and \u2028/\u2029 escaped for JavaScript.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return jsonl.AppendString(b, v)
 }

@@ -283,11 +283,11 @@ func writeSearchJSON(w io.Writer, f found) error {
 				buf = append(buf, ',')
 			}
 			buf = append(buf, `{"role":`...)
-			buf = appendString(buf, h.Role.String())
+			buf = jsonl.AppendString(buf, h.Role.String())
 			buf = append(buf, `,"at":`...)
-			buf = appendString(buf, h.At.UTC().Format(time.RFC3339))
+			buf = jsonl.AppendString(buf, h.At.UTC().Format(time.RFC3339))
 			buf = append(buf, `,"snippet":`...)
-			buf = appendString(buf, h.Snippet)
+			buf = jsonl.AppendString(buf, h.Snippet)
 			buf = append(buf, '}')
 		}
 		buf = append(buf, "]}"...)
