@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"forgectl.dev/forgectl/internal/settings"
+	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/forgectl/internal/snapcheck"
 	"forgectl.dev/forgectl/internal/udiff"
 	"forgectl.dev/shared/config"
@@ -110,7 +111,7 @@ func (a *app) hookCommand() (string, error) {
 	if onPath, err := a.lookPath("forgectl"); err == nil && sameFile(onPath, self) {
 		return "forgectl" + hookSuffix, nil
 	}
-	return shellQuote(self) + hookSuffix, nil
+	return shellword.Quote(self) + hookSuffix, nil
 }
 
 func sameFile(a, b string) bool {
@@ -185,7 +186,7 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 			if prog := hookProgram(res.Existing); filepath.IsAbs(prog) && !isExecutable(prog) {
 				// Adding a second hook would hide the broken one, not fix it.
 				a.errorf("the Stop hook in %s runs %s, which is not an executable file", path, prog)
-				a.hintf("remove that entry from %s (or point it at %s), then run 'forgectl init --stop-hook' again", path, shellQuote(a.self))
+				a.hintf("remove that entry from %s (or point it at %s), then run 'forgectl init --stop-hook' again", path, shellword.Quote(a.self))
 				return exit(exitcode.Failed)
 			}
 			a.notef("already wired: the Stop hook in %s runs `%s`", path, res.Existing)
@@ -227,7 +228,7 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 		a.errorf("cannot write %s: %v", doc.Real, err)
 		switch {
 		case errors.Is(err, settings.ErrReadOnly):
-			a.hintf("make it writable (chmod u+w %s) or add the hook by hand; nothing was changed", shellQuote(doc.Real))
+			a.hintf("make it writable (chmod u+w %s) or add the hook by hand; nothing was changed", shellword.Quote(doc.Real))
 		case errors.Is(err, settings.ErrChanged):
 			a.hintf("run the command again: it edits the file as it is now")
 		}
