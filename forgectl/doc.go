@@ -310,7 +310,9 @@
 //
 //	Because 'resume snapshot' always exits 0, a missing or misspelled Stop hook
 //	looks exactly like one that works until a session exits and its tasks are
-//	gone: this check is the detector.
+//	gone: this check is the detector. It reads settings.json as Claude Code
+//	does: the last of duplicate keys counts, a leading byte-order mark and UTF-16
+//	text are accepted, and each hook command is split as /bin/sh splits it.
 //
 //	EXIT STATUS
 //	  0 when no check failed (warnings allowed), 1 when one did.
@@ -343,6 +345,13 @@
 //	nothing changes. A file that is not valid JSON is refused with
 //	file:line:column and left untouched.
 //
+//	The path is quoted for /bin/sh, which runs hook commands, so any install
+//	folder works (spaces, quotes, $, backslashes). The edit goes where Claude
+//	Code reads: into the last of duplicate "hooks" or "Stop" keys. A leading
+//	byte-order mark is kept; a UTF-16 file is read but not rewritten (exit 2).
+//	The file keeps its owner: when it cannot (init run as someone who may not
+//	give the new file to the old owner), nothing is written (exit 1).
+//
 //	--remove-stop-hook removes only the Stop entry --stop-hook writes (a group
 //	holding just that one command), then a "Stop" or "hooks" it left empty.
 //
@@ -354,11 +363,11 @@
 //
 //	EXIT STATUS
 //	  0    done, or nothing to do (already wired; nothing to remove)
-//	  1    the file could not be read or written (read-only, or changed under
-//	       the edit), or a Stop hook already runs the snapshotter from a
-//	       program that is not there
-//	  2    refused: config.toml exists, settings.json is not valid JSON or its
-//	       "hooks" is not an object, a go run build; or bad usage
+//	  1    the file could not be read or written (read-only, owned by another
+//	       user, or changed under the edit), or a Stop hook already runs the
+//	       snapshotter from a program that is not there
+//	  2    refused: config.toml exists, settings.json is not valid JSON, is
+//	       UTF-16, or its "hooks" is not an object, a go run build; or bad usage
 //	  Any other code is a failure.
 //
 // # forgectl completion --help

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 )
 
 func TestLaunchDoctor(t *testing.T) {
@@ -102,4 +103,136 @@ func TestDoctorResumeTasks(t *testing.T) {
 	if !hookOK || !storeWarn {
 		t.Fatalf("wired hook ok=%v, empty store with a live session warns=%v:\n%s", hookOK, storeWarn, r.stdout)
 	}
+}
+
+// hookRow is doctor's first "resume tasks" row: the Stop hook's.
+func hookRow(t *testing.T, r result) checkRow {
+	t.Helper()
+	var rows []checkRow
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	for _, row := range rows {
+		if row.Check == "resume tasks" {
+			return row
+		}
+	}
+	t.Fatalf("no resume tasks row:\n%s", r.stdout)
+	return checkRow{}
+}
+
+const stopDoc = `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "forgectl resume snapshot --quiet"}]}]}}`
+
+// doctor and init read settings.json as Claude Code does (observed on
+// 2.1.332): the last of duplicate keys, a leading BOM, UTF-16.
+func TestDoctorAndInitReadSettingsAsClaudeCodeDoes(t *testing.T) {
+	for _, c := range []struct {
+		name, doc  string
+		before     string // doctor's verdict before init: "ok" or a message part
+		initCode   int
+		initStderr string
+		keepPrefix string
+	}{
+		{"a later empty hooks hides the hook", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "forgectl resume snapshot --quiet"}]}]}, "hooks": {}}`, "no Stop hook in", 0, "wired the Stop hook", ""},
+		{"a later Stop hides the hook", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "forgectl resume snapshot --quiet"}]}], "Stop": []}}`, "no Stop hook in", 0, "wired the Stop hook", ""},
+		{"the hook in the last of two hooks", `{"hooks": {}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "forgectl resume snapshot --quiet"}]}]}}`, "ok", 0, "already wired", ""},
+		{"a UTF-8 BOM", "\ufeff" + stopDoc[:len(stopDoc)-1] + `, "model": "opus"}`, "ok", 0, "already wired", "\ufeff"},
+		{"a UTF-8 BOM, no hook", "\ufeff{\"model\": \"opus\"}\n", "no Stop hook in", 0, "wired the Stop hook", "\ufeff"},
+		{"UTF-16", string(utf16le("\ufeff" + stopDoc)), "ok", 0, "already wired", "\xff\xfe"},
+		{"UTF-16, no hook", string(utf16le("\ufeff{}")), "save " + "", 2, "is UTF-16 text", "\xff\xfe"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHome(t)
+			os.WriteFile(filepath.Join(h.home, "bin", "forgectl"), []byte("#!/bin/sh\n"), 0o755)
+			os.MkdirAll(h.claude, 0o700)
+			p := filepath.Join(h.claude, "settings.json")
+			os.WriteFile(p, []byte(c.doc), 0o600)
+
+			row := hookRow(t, h.run("doctor", "--json"))
+			switch {
+			case c.before == "ok" && row.Status != "ok":
+				t.Fatalf("doctor before: %+v", row)
+			case c.before != "ok" && (row.Status != "warn" || !strings.Contains(row.Message+" "+row.Hint, c.before)):
+				t.Fatalf("doctor before: %+v", row)
+			}
+			r := h.run("init", "--stop-hook")
+			if r.code != c.initCode || !strings.Contains(r.stderr, c.initStderr) {
+				t.Fatalf("init: %d %s", r.code, r.stderr)
+			}
+			got := readFile(t, p)
+			if !strings.HasPrefix(got, c.keepPrefix) {
+				t.Fatalf("init dropped %q: %q", c.keepPrefix, got)
+			}
+			if c.initCode != 0 {
+				if got != c.doc {
+					t.Fatal("a refused file changed")
+				}
+				return
+			}
+			if row := hookRow(t, h.run("doctor", "--json")); row.Status != "ok" {
+				t.Fatalf("doctor after init: %+v\n%s", row, got)
+			}
+		})
+	}
+}
+
+func utf16le(s string) []byte {
+	var b []byte
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u), byte(u>>8))
+	}
+	return b
+}
+
+// A settings path doctor cannot read gets a hint about that, not "run
+// init --stop-hook" (which cannot read it either); init names the same.
+func TestDoctorAndInitOnUnreadableSettings(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		make      func(p string)
+		msg, hint string
+		initCode  int
+	}{
+		{"a directory", func(p string) { os.Mkdir(p, 0o700) }, "is a directory", "move the directory aside", 1},
+		{"a dangling symlink", func(p string) { os.Symlink(p+".gone", p) }, "symlink to a file that does not exist", "create the file the link points to", 1},
+		{"not JSON", func(p string) { os.WriteFile(p, []byte("model = opus\n"), 0o600) }, "settings.json:1:1: ", "fix the JSON by hand", 2},
+		{"a BOM after a space", func(p string) { os.WriteFile(p, []byte(" \ufeff{}"), 0o600) }, "settings.json:1:2: a byte-order mark (U+FEFF)", "fix the JSON by hand", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHome(t)
+			os.MkdirAll(h.claude, 0o700)
+			c.make(filepath.Join(h.claude, "settings.json"))
+			row := hookRow(t, h.run("doctor", "--json"))
+			if row.Status != "warn" || !strings.Contains(row.Message, c.msg) || !strings.Contains(row.Hint, c.hint) || strings.Contains(row.Hint, "init --stop-hook") {
+				t.Fatalf("doctor: %+v", row)
+			}
+			r := h.run("init", "--stop-hook")
+			if r.code != c.initCode || !strings.Contains(r.stderr, c.msg) || !strings.Contains(r.stderr, "forgectl: hint: "+c.hint) {
+				t.Fatalf("init: %d %s", r.code, r.stderr)
+			}
+		})
+	}
+	t.Run("permission denied", func(t *testing.T) {
+		if childRun(t) {
+			return
+		}
+		home := sharedHome(t)
+		p := filepath.Join(home, ".claude", "settings.json")
+		os.WriteFile(p, []byte(stopDoc), 0o600)
+		os.Chown(p, 12346, 12346)
+		out := asAnotherUser(t, home, "doctor", "--json")
+		var rows []checkRow
+		if err := json.NewDecoder(strings.NewReader(out[strings.Index(out, "["):])).Decode(&rows); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		row := rows[3]
+		if row.Check != "resume tasks" || row.Status != "warn" || !strings.Contains(row.Message, "permission denied") ||
+			!strings.Contains(row.Hint, "ls -l "+p) || strings.Contains(row.Hint, "init --stop-hook") {
+			t.Fatalf("doctor: %+v", row)
+		}
+		out = asAnotherUser(t, home, "init", "--stop-hook")
+		if !strings.Contains(out, "code=1\n") || !strings.Contains(out, "permission denied") || !strings.Contains(out, "forgectl: hint: check its owner and mode (ls -l "+p+")") {
+			t.Fatalf("init:\n%s", out)
+		}
+	})
 }

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"forgectl.dev/forgectl/internal/settings"
+	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/forgectl/internal/snapcheck"
 	"forgectl.dev/forgectl/internal/udiff"
 	"forgectl.dev/shared/config"
@@ -96,21 +98,26 @@ func (a *app) writeConfig() error {
 // hookSuffix follows forgectl's path in the hook command init writes.
 const hookSuffix = " resume snapshot --quiet"
 
-// hookCommand is the Stop hook's command line: bare "forgectl" when the
-// forgectl on PATH is this executable, else this one's absolute path,
-// since a hook does not inherit the interactive shell's PATH.
-func (a *app) hookCommand() (string, error) {
+// hookCommand is the Stop hook's command line and the program it names:
+// bare "forgectl" when the forgectl on PATH is this executable, else this
+// one's absolute path, since a hook does not inherit the interactive
+// shell's PATH.
+func (a *app) hookCommand() (cmd, prog string, err error) {
 	self := a.self
 	if self == "" {
-		return "", errors.New("cannot tell where this forgectl is installed")
+		return "", "", errors.New("cannot tell where this forgectl is installed")
 	}
 	if paths.IsGoRunBuild(self) {
-		return "", fmt.Errorf("this forgectl is %w (%s)", paths.ErrGoRun, self)
+		return "", "", fmt.Errorf("this forgectl is %w (%s)", paths.ErrGoRun, self)
 	}
 	if onPath, err := a.lookPath("forgectl"); err == nil && sameFile(onPath, self) {
-		return "forgectl" + hookSuffix, nil
+		return "forgectl" + hookSuffix, "forgectl", nil
 	}
-	return shellQuote(self) + hookSuffix, nil
+	if !utf8.ValidString(self) {
+		// JSON would store U+FFFD for the bad bytes: a path to nothing.
+		return "", "", fmt.Errorf("this forgectl's path %q is not valid UTF-8, which a settings.json string cannot hold", self)
+	}
+	return shellword.Quote(self) + hookSuffix, self, nil
 }
 
 func sameFile(a, b string) bool {
@@ -119,37 +126,32 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-// addedByInit recognises a command hookCommand wrote, for any forgectl path.
+// addedByInit recognises a command hookCommand wrote, for any forgectl
+// path: one simple command, forgectl's path quoted as hookCommand quotes
+// it, then the suffix. It reads the command as sh does (shellword).
 func addedByInit(cmd string) bool {
-	prog, ok := strings.CutSuffix(cmd, hookSuffix)
-	if !ok {
+	cmds, err := shellword.Parse(cmd)
+	if err != nil || len(cmds) != 1 || len(cmds[0]) != 4 {
 		return false
 	}
-	if len(prog) > 1 && prog[0] == '\'' && prog[len(prog)-1] == '\'' {
-		prog = strings.ReplaceAll(prog[1:len(prog)-1], `'\''`, "'")
-	} else if strings.ContainsAny(prog, " \t'\"\\$`") {
-		return false
-	}
-	return filepath.Base(prog) == "forgectl"
+	prog := cmds[0][0]
+	return prog.Literal && filepath.Base(prog.Text) == "forgectl" && shellword.Quote(prog.Text)+hookSuffix == cmd
 }
 
-// hookProgram is the first word of a hook command, unquoted.
-func hookProgram(cmd string) string {
-	cmd = strings.TrimSpace(cmd)
-	if cmd == "" {
-		return ""
+// runsProgram reports whether out, as Claude Code reads it, has a Stop hook
+// running cmd whose program is prog: the check that what init wrote
+// round-trips through JSON and sh to the file it means.
+func runsProgram(out []byte, cmd, prog string) bool {
+	hooks, err := settings.ReadHooks(out)
+	if err != nil {
+		return false
 	}
-	if q := cmd[0]; q == '\'' || q == '"' {
-		if end := strings.IndexByte(cmd[1:], q); end >= 0 {
-			return cmd[1 : end+1]
+	for _, h := range hooks.List {
+		if p, ok := snapcheck.Program(h); h.Event == "Stop" && h.Command == cmd && ok && p == prog {
+			return true
 		}
 	}
-	return strings.Fields(cmd)[0]
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+	return false
 }
 
 // wireStopHook adds (or removes) the Stop hook in the user-scope
@@ -163,7 +165,10 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 		return exit(exitcode.Refused)
 	}
 	if err != nil {
-		a.errorf("cannot read %s: %v", path, err)
+		a.errorf("%s", settings.ReadMessage(err))
+		if hint := settings.ReadHint(err, path); hint != "" {
+			a.hintf("%s; nothing was changed", hint)
+		}
 		return exit(exitcode.Failed)
 	}
 	var out []byte
@@ -177,8 +182,8 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 			summary = fmt.Sprintf("removed the Stop hook `%s` from %s", strings.Join(removed, "`, `"), path)
 		}
 	} else {
-		var cmd string
-		if cmd, err = a.hookCommand(); err != nil {
+		var cmd, prog string
+		if cmd, prog, err = a.hookCommand(); err != nil {
 			a.errorf("%v", err)
 			a.hintf("build forgectl (make build, or go install forgectl.dev/forgectl@latest) and run init from there")
 			return exit(exitcode.Refused)
@@ -187,19 +192,25 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 		res, err = settings.AddStopHook(doc.Data, cmd, snapcheck.RunsSnapshot)
 		out, changed = res.Out, res.Changed
 		if err == nil && !changed {
-			if prog := hookProgram(res.Existing); filepath.IsAbs(prog) && !isExecutable(prog) {
+			if prog, missing := snapcheck.MissingProgram(res.Existing); missing {
 				// Adding a second hook would hide the broken one, not fix it.
 				a.errorf("the Stop hook in %s runs %s, which is not an executable file", path, prog)
-				a.hintf("remove that entry from %s (or point it at %s), then run 'forgectl init --stop-hook' again", path, shellQuote(a.self))
+				a.hintf("remove that entry from %s (or point it at %s), then run 'forgectl init --stop-hook' again", path, shellword.Quote(a.self))
 				return exit(exitcode.Failed)
 			}
-			a.notef("already wired: the Stop hook in %s runs `%s`", path, res.Existing)
+			a.notef("already wired: the Stop hook in %s runs `%s`", path, snapcheck.Display(res.Existing))
 			return nil
+		}
+		if err == nil && !runsProgram(out, cmd, prog) {
+			a.errorf("cannot write a Stop hook that runs %s: the command %s does not read back as that file", a.self, cmd)
+			a.hintf("install forgectl in a folder whose path is plain text, or add the hook by hand; nothing was changed")
+			return exit(exitcode.Refused)
 		}
 		summary = fmt.Sprintf("wired the Stop hook `%s` into %s", cmd, path)
 	}
 	var se *settings.SyntaxError
 	var sh *settings.ShapeError
+	var ee *settings.EncodingError
 	switch {
 	case errors.As(err, &se):
 		a.errorf("%s:%d:%d: %s", path, se.Line, se.Column, se.Msg)
@@ -208,6 +219,10 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 	case errors.As(err, &sh):
 		a.errorf("%s: %v", path, sh)
 		a.hintf(`"hooks" must be an object and "hooks"."Stop" an array; fix it by hand, nothing was changed`)
+		return exit(exitcode.Refused)
+	case errors.As(err, &ee):
+		a.errorf("%s: %v", path, ee)
+		a.hintf("save it as UTF-8 (Claude Code reads that too; iconv -f UTF-16 -t UTF-8), then run this again, or merge the hook by hand; nothing was changed")
 		return exit(exitcode.Refused)
 	case err != nil:
 		a.errorf("%s: %v", path, err)
@@ -232,9 +247,15 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 		a.errorf("cannot write %s: %v", doc.Real, err)
 		switch {
 		case errors.Is(err, settings.ErrReadOnly):
-			a.hintf("make it writable (chmod u+w %s) or add the hook by hand; nothing was changed", shellQuote(doc.Real))
+			a.hintf("make it writable (chmod u+w %s) or add the hook by hand; nothing was changed", shellword.Quote(doc.Real))
 		case errors.Is(err, settings.ErrChanged):
 			a.hintf("run the command again: it edits the file as it is now")
+		case errors.As(err, new(*settings.OwnerError)):
+			flag := "--stop-hook"
+			if remove {
+				flag = "--remove-stop-hook"
+			}
+			a.hintf("run it as the file's owner (sudo -u %s forgectl init %s), or edit the file by hand; nothing was changed", shellword.Quote(doc.Owner()), flag)
 		}
 		return exit(exitcode.Failed)
 	}

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"forgectl.dev/forgectl/internal/settings"
@@ -208,4 +210,195 @@ func TestInitStopHookReportsABrokenExistingHook(t *testing.T) {
 	if readFile(t, p) != doc {
 		t.Fatal("touched")
 	}
+}
+
+// The install path holds what shells treat specially: init quotes it, a
+// real sh runs exactly that file, doctor reads the same file back, and a
+// second init sees its own hook.
+func TestInitStopHookQuotedInstallPaths(t *testing.T) {
+	for _, dir := range []string{"it's", `say "hi"`, "my tools", "$HOME", `back\slash`, `all '"$\ of them`} {
+		t.Run(dir, func(t *testing.T) {
+			h := newHome(t)
+			self := filepath.Join(h.home, dir, "forgectl")
+			ran := filepath.Join(h.home, "ran")
+			os.MkdirAll(filepath.Dir(self), 0o755)
+			os.WriteFile(self, []byte("#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\" > \"$RAN\"\n"), 0o755)
+			run := func(args ...string) result {
+				a, rec := h.newTestApp(false, nil, nil)
+				a.self = self
+				code := a.run(t.Context(), args)
+				return result{code: code, stdout: rec.out.String(), stderr: rec.errb.String()}
+			}
+			settingsPath := filepath.Join(h.claude, "settings.json")
+
+			if r := run("init", "--stop-hook"); r.code != 0 {
+				t.Fatalf("init: %d %s", r.code, r.stderr)
+			}
+			written := readFile(t, settingsPath)
+			var v struct {
+				Hooks struct {
+					Stop []struct {
+						Hooks []struct{ Command string }
+					}
+				}
+			}
+			if err := json.Unmarshal([]byte(written), &v); err != nil {
+				t.Fatal(err)
+			}
+			cmd := v.Hooks.Stop[0].Hooks[0].Command
+			// The hook runs as Claude Code runs it: /bin/sh -c.
+			sh := exec.Command("/bin/sh", "-c", cmd)
+			sh.Env = append(os.Environ(), "RAN="+ran)
+			if out, err := sh.CombinedOutput(); err != nil {
+				t.Fatalf("sh -c %s: %v %s", cmd, err, out)
+			}
+			if got, want := readFile(t, ran), self+"\nresume\nsnapshot\n--quiet\n"; got != want {
+				t.Fatalf("sh -c %s ran %q, want %q", cmd, got, want)
+			}
+
+			r := run("doctor", "--json")
+			var rows []checkRow
+			if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+				t.Fatal(err)
+			}
+			if rows[3].Check != "resume tasks" || rows[3].Status != "ok" || !strings.HasSuffix(rows[3].Message, "runs `"+cmd+"`, whose program is "+self) {
+				t.Fatalf("doctor: %+v", rows[3])
+			}
+
+			r = run("init", "--stop-hook")
+			if r.code != 0 || !strings.Contains(r.stderr, "already wired") || readFile(t, settingsPath) != written {
+				t.Fatalf("second init: %d %s", r.code, r.stderr)
+			}
+			// And removal recognises it as init's.
+			if r := run("init", "--remove-stop-hook"); r.code != 0 || !strings.Contains(r.stderr, "removed") {
+				t.Fatalf("remove: %d %s", r.code, r.stderr)
+			}
+		})
+	}
+}
+
+// init rewrites settings.json by rename, which would hand the file to
+// whoever runs init (root, under sudo): it keeps the owner instead.
+func TestInitStopHookKeepsTheOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a file to another user")
+	}
+	h := newHome(t)
+	os.MkdirAll(h.claude, 0o755)
+	p := filepath.Join(h.claude, "settings.json")
+	os.WriteFile(p, []byte(userSettings), 0o640)
+	if err := os.Chown(p, 12345, 12346); err != nil {
+		t.Fatal(err)
+	}
+	owner := func(p string) (int, int, os.FileMode) {
+		t.Helper()
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		return int(st.Uid), int(st.Gid), fi.Mode().Perm()
+	}
+	for _, args := range [][]string{{"init", "--stop-hook"}, {"init", "--remove-stop-hook"}} {
+		if r := h.run(args...); r.code != 0 {
+			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
+		}
+		for _, f := range []string{p, p + settings.BackupSuffix} {
+			if uid, gid, mode := owner(f); uid != 12345 || gid != 12346 || mode != 0o640 {
+				t.Errorf("%v: %s is %d:%d %v, want 12345:12346 0640", args, f, uid, gid, mode)
+			}
+		}
+	}
+	if readFile(t, p) != userSettings {
+		t.Fatal("add then remove is not the original")
+	}
+}
+
+// Where the owner cannot be kept (init runs as a user who may not chown),
+// it refuses, names the owner, and changes nothing. The child runs as uid
+// 12345 against a file owned by uid 12346.
+func TestInitStopHookRefusesToChangeTheOwner(t *testing.T) {
+	if childRun(t) {
+		return
+	}
+	home := sharedHome(t)
+	claude := filepath.Join(home, ".claude")
+	p := filepath.Join(claude, "settings.json")
+	os.WriteFile(p, []byte(userSettings), 0o666)
+	os.Chmod(p, 0o666)
+	os.Chown(p, 12346, 12346)
+
+	out := asAnotherUser(t, home, "init", "--stop-hook")
+	if !strings.Contains(out, "code=1\n") ||
+		!strings.Contains(out, "forgectl: error: cannot write "+p+": it is owned by uid 12346, gid 12346, and replacing it would hand it to uid 12345, gid 12345") ||
+		!strings.Contains(out, "forgectl: hint: run it as the file's owner (sudo -u '#12346' forgectl init --stop-hook)") {
+		t.Fatalf("child:\n%s", out)
+	}
+	if readFile(t, p) != userSettings {
+		t.Fatal("the file changed")
+	}
+	ents, _ := os.ReadDir(claude)
+	if len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
+	}
+}
+
+// sharedHome is a home a child running as uid 12345 can use: under a
+// world-searchable folder (t.TempDir's is root's alone), owned by 12345.
+func sharedHome(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a child as another user")
+	}
+	base, err := os.MkdirTemp("", "forgectl-owner-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	os.Chmod(base, 0o755)
+	home := filepath.Join(base, "home")
+	claude := filepath.Join(home, ".claude")
+	os.MkdirAll(claude, 0o755)
+	for _, d := range []string{home, claude} {
+		os.Chown(d, 12345, 12345)
+	}
+	return home
+}
+
+// asAnotherUser runs forgectl with args in home as uid 12345: this test
+// binary, copied where that user can run it, re-running the calling test,
+// whose childRun does the run. It returns "code=N\n", stderr, stdout.
+func asAnotherUser(t *testing.T, home string, args ...string) string {
+	t.Helper()
+	self, _ := os.Executable()
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(filepath.Dir(home), "forgectl.test")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+t.Name()+"$")
+	cmd.Env = append(os.Environ(), "FORGECTL_TEST_CHILD_HOME="+home, "FORGECTL_TEST_CHILD_ARGS="+strings.Join(args, "\x1f"))
+	cmd.Dir = filepath.Dir(home)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 12345, Gid: 12345}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// childRun is the child's half of asAnotherUser: in a child it runs
+// forgectl in the parent's home, prints the outcome, and reports true.
+func childRun(t *testing.T) bool {
+	home := os.Getenv("FORGECTL_TEST_CHILD_HOME")
+	if home == "" {
+		return false
+	}
+	h := &testHome{t: t, home: home, claude: filepath.Join(home, ".claude"), fc: filepath.Join(home, ".config", "forgectl"), bin: filepath.Join(home, "bin", "claude")}
+	r := h.run(strings.Split(os.Getenv("FORGECTL_TEST_CHILD_ARGS"), "\x1f")...)
+	fmt.Printf("code=%d\n%s%s", r.code, r.stderr, r.stdout)
+	return true
 }

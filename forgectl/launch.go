@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -51,9 +52,9 @@ func (a *app) launch(extra []string, dryRun bool) error {
 	env := prof.Environ(proxyEnv)
 	if dryRun {
 		fmt.Fprintf(a.stdout, "cwd: %s\n", cwd)
-		fmt.Fprintf(a.stdout, "argv: %s\n", shellJoin(argv))
+		fmt.Fprintf(a.stdout, "argv: %s\n", shellword.Join(argv))
 		for _, kv := range env {
-			fmt.Fprintf(a.stdout, "env: %s\n", shellQuote(kv))
+			fmt.Fprintf(a.stdout, "env: %s\n", shellword.Quote(kv))
 		}
 		if prof.Match != "" {
 			fmt.Fprintf(a.stdout, "profile: [[launch.project]] match = %s\n", prof.Match)

@@ -14,6 +14,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/msg"
@@ -316,9 +317,9 @@ func (a *app) printPlan(p plan, fork bool) {
 	w := a.stdout
 	fmt.Fprintf(w, "session: %s\n", p.session.ID)
 	fmt.Fprintf(w, "cwd: %s\n", p.session.Cwd)
-	fmt.Fprintf(w, "argv: %s\n", shellJoin(p.argv))
+	fmt.Fprintf(w, "argv: %s\n", shellword.Join(p.argv))
 	for _, kv := range p.env {
-		fmt.Fprintf(w, "env: %s\n", shellQuote(kv))
+		fmt.Fprintf(w, "env: %s\n", shellword.Quote(kv))
 	}
 	if len(p.tasks) == 0 {
 		return
@@ -378,32 +379,6 @@ func (a *app) restoreTasks(ctx context.Context, p plan, fork bool) {
 	if len(r.Skipped) > 0 {
 		a.notef("warning: %d snapshotted task(s) have ids that cannot name a task file and were not restored%s", len(r.Skipped), idList(r.Skipped))
 	}
-}
-
-// shellQuote quotes a word for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func shellJoin(argv []string) string {
-	q := make([]string, len(argv))
-	for i, s := range argv {
-		q[i] = shellQuote(s)
-	}
-	return strings.Join(q, " ")
 }
 
 func (a *app) lsCommand() *ffcli.Command {

@@ -33,6 +33,15 @@ func MkdirPrivate(dir string) error {
 // WriteAtomic replaces path with data so that a reader sees either the old
 // or the new content, never a mix, even when the writer is killed.
 func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
+	return WriteAtomicOwned(path, data, perm, -1, -1)
+}
+
+// WriteAtomicOwned is WriteAtomic for a file that must keep its owner: the
+// temp file is given uid and gid (-1 leaves either as created) before it
+// is renamed over path, since a rename hands path to whoever wrote the
+// temp file (root, under sudo). When the chown is not allowed, nothing is
+// replaced and the error wraps fs.ErrPermission.
+func WriteAtomicOwned(path string, data []byte, perm fs.FileMode, uid, gid int) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -51,6 +60,13 @@ func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
+	}
+	if uid != -1 || gid != -1 {
+		// Before the chmod: a chown may clear set-id bits.
+		if err := f.Chown(uid, gid); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	if err := f.Chmod(perm); err != nil {
 		f.Close()

@@ -35,6 +35,29 @@ func TestWriteAtomic(t *testing.T) {
 	}
 }
 
+func TestWriteAtomicOwned(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a file to another user")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "settings.json")
+	if err := WriteAtomicOwned(p, []byte("x"), 0o640, 12345, 12346); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(p)
+	if st := fi.Sys().(*syscall.Stat_t); st.Uid != 12345 || st.Gid != 12346 || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("%d:%d %v", st.Uid, st.Gid, fi.Mode())
+	}
+	// -1 leaves the owner as created.
+	if err := WriteAtomicOwned(p, []byte("y"), 0o600, -1, -1); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ = os.Stat(p)
+	if st := fi.Sys().(*syscall.Stat_t); st.Uid != 0 {
+		t.Fatalf("uid %d", st.Uid)
+	}
+}
+
 func TestLock(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.lock")
 	l, err := TryLock(p)

@@ -29,16 +29,34 @@ func (e *ShapeError) Error() string { return e.Msg }
 type Result struct {
 	Out     []byte
 	Changed bool
-	// Existing is the command of a Stop hook already doing the job, when
-	// AddStopHook found one and changed nothing.
-	Existing string
+	// Existing is a Stop hook already doing the job, when AddStopHook found
+	// one and changed nothing.
+	Existing Hook
 }
 
-// AddStopHook adds a Stop group running cmd, unless a Stop hook whose
-// command satisfies already (say, one running the snapshotter) is there.
+// AddStopHook adds a Stop group running cmd, unless a Stop hook that
+// satisfies already (say, one running the snapshotter) is there. It edits
+// the hooks Claude Code reads: the last "hooks" and its last "Stop".
 // Empty data (a missing file) becomes a new document. Nothing outside the
 // inserted text changes.
-func AddStopHook(data []byte, cmd string, already func(string) bool) (Result, error) {
+func AddStopHook(data []byte, cmd string, already func(Hook) bool) (Result, error) {
+	prefix, text, eerr := editable(data)
+	if eerr != nil {
+		// A file this cannot rewrite may still hold the hook already.
+		text, _ := decodeText(data)
+		if res, err := addStopHook(text, cmd, already); err == nil && !res.Changed {
+			return Result{Out: data, Existing: res.Existing}, nil
+		}
+		return Result{}, eerr
+	}
+	res, err := addStopHook(text, cmd, already)
+	if len(prefix) > 0 && err == nil {
+		res.Out = append(append([]byte{}, prefix...), res.Out...)
+	}
+	return res, err
+}
+
+func addStopHook(data []byte, cmd string, already func(Hook) bool) (Result, error) {
 	entry := group{Hooks: []command{{Type: "command", Command: cmd}}}
 	if len(bytes.TrimSpace(data)) == 0 {
 		out := render(struct {
@@ -66,27 +84,37 @@ func AddStopHook(data []byte, cmd string, already func(string) bool) (Result, er
 		return Result{Out: f.addMember(data, root, "hooks", val), Changed: true}, nil
 	}
 	if hooks.kind != '{' {
-		return Result{}, &ShapeError{`"hooks" is not an object`}
+		return Result{}, &ShapeError{lastOf(root, "hooks", `"hooks"`) + " is not an object"}
 	}
 	_, stop := hooks.last("Stop")
 	if stop == nil {
 		return Result{Out: f.addMember(data, hooks, "Stop", []group{entry}), Changed: true}, nil
 	}
 	if stop.kind != '[' {
-		return Result{}, &ShapeError{`"hooks"."Stop" is not an array`}
+		return Result{}, &ShapeError{lastOf(hooks, "Stop", `"hooks"."Stop"`) + " is not an array"}
 	}
-	for _, c := range stopCommands(stop) {
-		if already(c) {
-			return Result{Out: data, Existing: c}, nil
+	for _, h := range eventHooks("Stop", stop) {
+		if already(h) {
+			return Result{Out: data, Existing: h}, nil
 		}
 	}
 	return Result{Out: f.addElem(data, stop, entry), Changed: true}, nil
 }
 
-// stopCommands lists the command hooks of every Stop group.
-func stopCommands(stop *node) []string {
-	var out []string
-	for _, g := range stop.elems {
+// lastOf names a key for a message, saying which one counts when there
+// are several: a person looking at the first would not see the problem.
+func lastOf(obj *node, key, name string) string {
+	if n := obj.count(key); n > 1 {
+		return fmt.Sprintf("the last of the %d %s keys (the one Claude Code reads)", n, name)
+	}
+	return name
+}
+
+// eventHooks lists the command hooks of an event's groups, in document
+// order, reading each group's last "hooks" as Claude Code does.
+func eventHooks(event string, groups *node) []Hook {
+	var out []Hook
+	for _, g := range groups.elems {
 		if g.kind != '{' {
 			continue
 		}
@@ -94,10 +122,19 @@ func stopCommands(stop *node) []string {
 		if hs == nil || hs.kind != '[' {
 			continue
 		}
-		for _, h := range hs.elems {
-			if c, ok := commandOf(h); ok {
-				out = append(out, c)
+		for _, n := range hs.elems {
+			c, ok := commandOf(n)
+			if !ok {
+				continue
 			}
+			h := Hook{Event: event, Command: c}
+			if _, args := n.last("args"); args != nil && args.kind == '[' {
+				h.Exec, h.Args = true, []string{}
+				for _, a := range args.elems {
+					h.Args = append(h.Args, a.str)
+				}
+			}
+			out = append(out, h)
 		}
 	}
 	return out
@@ -139,6 +176,18 @@ func isAdded(g *node, ours func(string) bool) bool {
 // then a "Stop" left empty and a "hooks" left empty, so that adding and
 // removing gives back the original bytes. Removed lists their commands.
 func RemoveStopHook(data []byte, ours func(string) bool) (out []byte, removed []string, err error) {
+	prefix, text, err := editable(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, removed, err = removeStopHook(text, ours)
+	if len(prefix) > 0 && err == nil {
+		out = append(append([]byte{}, prefix...), out...)
+	}
+	return out, removed, err
+}
+
+func removeStopHook(data []byte, ours func(string) bool) (out []byte, removed []string, err error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return data, nil, nil
 	}
@@ -170,16 +219,19 @@ func RemoveStopHook(data []byte, ours func(string) bool) (out []byte, removed []
 	if len(drop) == 0 {
 		return data, nil, nil
 	}
+	// A key emptied of ours goes too, unless an earlier key of the same
+	// name would then be the one Claude Code reads: that one stays hidden
+	// behind an empty [] or {}.
 	switch {
-	case len(keep) > 0:
-		// Remove from the last kept element on, so separators stay right.
+	case len(keep) > 0 || hooks.count("Stop") > 1:
+		// Remove from the last element on, so separators stay right.
 		out = data
 		for k := len(drop) - 1; k >= 0; k-- {
 			out = cutElem(out, spans(stop.elems), drop[k])
 			stop = reparseStop(out)
 		}
 		return out, removed, nil
-	case len(hooks.members) > 1:
+	case len(hooks.members) > 1 || root.count("hooks") > 1:
 		return cutElem(data, memberSpans(hooks), si), removed, nil
 	default:
 		return cutElem(data, memberSpans(root), hi), removed, nil

@@ -13,8 +13,8 @@ import (
 
 const cmdLine = "/opt/forge tools/forgectl resume snapshot --quiet"
 
-func runsSnapshot(c string) bool { return strings.Contains(c, "resume snapshot") }
-func ours(c string) bool         { return c == cmdLine }
+func runsSnapshot(h Hook) bool { return strings.Contains(h.Command, "resume snapshot") }
+func ours(c string) bool       { return c == cmdLine }
 
 // A user's settings with everything a real one holds, 2-space indented.
 const twoSpace = `{
@@ -171,8 +171,8 @@ func TestAddKeepsEverythingElse(t *testing.T) {
 			}
 			// Idempotent: a second run changes no byte and names the hook.
 			again, err := AddStopHook(res.Out, cmdLine, runsSnapshot)
-			if err != nil || again.Changed || string(again.Out) != out || again.Existing != cmdLine {
-				t.Errorf("second run: changed=%v existing=%q err=%v", again.Changed, again.Existing, err)
+			if err != nil || again.Changed || string(again.Out) != out || again.Existing.Command != cmdLine {
+				t.Errorf("second run: changed=%v existing=%q err=%v", again.Changed, again.Existing.Command, err)
 			}
 			// Removal takes back exactly what was added.
 			back, removed, err := RemoveStopHook(res.Out, ours)
@@ -213,7 +213,7 @@ func TestTwoSpaceInsertionIsIndentedLikeItsNeighbours(t *testing.T) {
 func TestAlreadyWiredChangesNothing(t *testing.T) {
 	doc := strings.Replace(twoSpace, `"say done"`, `"forgectl resume snapshot --quiet"`, 1)
 	res, err := AddStopHook([]byte(doc), cmdLine, runsSnapshot)
-	if err != nil || res.Changed || string(res.Out) != doc || res.Existing != "forgectl resume snapshot --quiet" {
+	if err != nil || res.Changed || string(res.Out) != doc || res.Existing.Command != "forgectl resume snapshot --quiet" {
 		t.Fatalf("%+v %v", res, err)
 	}
 	// Removal leaves a hook it did not write.

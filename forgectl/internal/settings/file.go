@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
+	"syscall"
 
 	"forgectl.dev/shared/fsutil"
 )
@@ -23,6 +26,8 @@ type Doc struct {
 	Data       []byte
 	Exists     bool
 	Mode       fs.FileMode
+	// UID and GID own the real file; Write gives them to the new one.
+	UID, GID int
 }
 
 // ErrChanged is a file another program (Claude Code itself, say) rewrote
@@ -33,6 +38,50 @@ var ErrChanged = errors.New("the file changed while it was being edited; nothing
 // by rename would work, but would overrule that choice.
 var ErrReadOnly = errors.New("the file is read-only")
 
+// ErrDanglingLink is a settings path that is a symlink to nothing: writing
+// would replace the link, and Claude Code reads no settings through it.
+var ErrDanglingLink = errors.New("a symlink to a file that does not exist")
+
+// ErrIsDir and ErrNotRegular are a settings path holding a directory or
+// a special file (a FIFO, a device) instead of a file.
+var (
+	ErrIsDir      = errors.New("a directory")
+	ErrNotRegular = errors.New("not a regular file")
+)
+
+// OwnerError is a file Write cannot replace without changing its owner: the
+// new file is created by whoever runs forgectl, and chown to the old owner
+// was refused.
+type OwnerError struct {
+	Path     string
+	UID, GID int
+	Err      error
+}
+
+func (e *OwnerError) Error() string {
+	return fmt.Sprintf("it is owned by %s, and replacing it would hand it to %s: %v", ownerName(e.UID, e.GID), ownerName(os.Geteuid(), os.Getegid()), e.Err)
+}
+
+func (e *OwnerError) Unwrap() error { return e.Err }
+
+// ownerName is "alice (uid 1000, gid 1000)", or the ids alone.
+func ownerName(uid, gid int) string {
+	ids := fmt.Sprintf("uid %d, gid %d", uid, gid)
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+		return u.Username + " (" + ids + ")"
+	}
+	return ids
+}
+
+// Owner is the name of the file's owner when the system knows it, else its
+// uid: for a hint that says whom to run as.
+func (d Doc) Owner() string {
+	if u, err := user.LookupId(strconv.Itoa(d.UID)); err == nil {
+		return u.Username
+	}
+	return "#" + strconv.Itoa(d.UID)
+}
+
 // Read loads path, following symlinks. A missing file is an empty Doc that
 // Write creates; a symlink to nothing is an error, since writing would
 // replace the link.
@@ -42,7 +91,7 @@ func Read(path string) (Doc, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(path)
-			return d, fmt.Errorf("%s is a symlink to %s, which does not exist", path, target)
+			return d, fmt.Errorf("%s is %w (%s)", path, ErrDanglingLink, target)
 		}
 		return d, nil
 	}
@@ -54,11 +103,21 @@ func Read(path string) (Doc, error) {
 	if err != nil {
 		return d, err
 	}
+	if fi.IsDir() {
+		return d, fmt.Errorf("%s is %w, not a file", real, ErrIsDir)
+	}
+	if !fi.Mode().IsRegular() {
+		return d, fmt.Errorf("%s is %w", real, ErrNotRegular)
+	}
 	d.Data, err = fsutil.ReadRegular(real) // refuses a FIFO without blocking
 	if err != nil {
 		return d, err
 	}
 	d.Exists, d.Mode = true, fi.Mode().Perm()
+	d.UID, d.GID = -1, -1
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		d.UID, d.GID = int(st.Uid), int(st.Gid)
+	}
 	return d, nil
 }
 
@@ -81,9 +140,42 @@ func (d Doc) Write(out []byte) (backup string, err error) {
 	if now, err := fsutil.ReadRegular(d.Real); err != nil || !bytes.Equal(now, d.Data) {
 		return "", fmt.Errorf("%s: %w", d.Real, ErrChanged)
 	}
+	// The backup goes first and carries the same owner, so a refused chown
+	// stops the edit before anything is replaced.
 	backup = d.Real + BackupSuffix
-	if err := fsutil.WriteAtomic(backup, d.Data, d.Mode); err != nil {
+	if err := fsutil.WriteAtomicOwned(backup, d.Data, d.Mode, d.UID, d.GID); err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Op == "chown" {
+			return "", &OwnerError{Path: d.Real, UID: d.UID, GID: d.GID, Err: pe.Err}
+		}
 		return "", fmt.Errorf("writing the backup: %w", err)
 	}
-	return backup, fsutil.WriteAtomic(d.Real, out, d.Mode)
+	return backup, fsutil.WriteAtomicOwned(d.Real, out, d.Mode, d.UID, d.GID)
+}
+
+// ReadMessage words an error of Read for a person: "cannot read P:
+// permission denied", or "P is a directory, not a file".
+func ReadMessage(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("cannot read %s: %v", pe.Path, pe.Err)
+	}
+	return err.Error()
+}
+
+// ReadHint is the next step for an error of Read, about the actual problem
+// (not "run init", which cannot read the file either); "" when there is
+// nothing better to say than the error.
+func ReadHint(err error, path string) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, ErrDanglingLink):
+		return "create the file the link points to, or remove the link: Claude Code reads no settings through it"
+	case errors.Is(err, ErrIsDir):
+		return "move the directory aside: Claude Code reads its user settings from a file at " + path
+	case errors.Is(err, ErrNotRegular):
+		return "replace it with a regular file holding the settings JSON: Claude Code reads none from it"
+	case errors.Is(err, fs.ErrPermission) && errors.As(err, &pe):
+		return fmt.Sprintf("check its owner and mode (ls -l %s): Claude Code, running as you, cannot read it either", pe.Path)
+	}
+	return ""
 }

@@ -36,6 +36,17 @@ func (n *node) last(key string) (int, *node) {
 	return -1, nil
 }
 
+// count is how many members are named key.
+func (n *node) count(key string) int {
+	c := 0
+	for _, m := range n.members {
+		if m.key == key {
+			c++
+		}
+	}
+	return c
+}
+
 // SyntaxError is a document that is not valid JSON. Line and Column are
 // 1-based; Column counts characters.
 type SyntaxError struct {
@@ -142,6 +153,9 @@ func syntaxError(data []byte, d *json.Decoder, err error) error {
 
 func position(data []byte, off int, msg string) *SyntaxError {
 	off = min(max(off, 0), len(data))
+	if bomAt(data, off) {
+		msg = "a byte-order mark (U+FEFF), which JSON allows only as the file's first character"
+	}
 	line, lineStart := 1, 0
 	for i := 0; i < off; i++ {
 		if data[i] == '\n' {

@@ -11,7 +11,6 @@ package snapcheck
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +21,8 @@ import (
 	"strings"
 	"time"
 
+	"forgectl.dev/forgectl/internal/settings"
+	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/proc"
@@ -102,134 +103,156 @@ func row(s Status, msg, hint string) Row {
 // hookRow looks for a Stop hook running the snapshotter in the user-scope
 // settings. Project settings (.claude/settings.json in a repo) would capture
 // only sessions started in that repo, and the feature is cross-repo, so
-// they do not count and are not read.
+// they do not count and are not read. The file is read as init reads it
+// and as Claude Code does (internal/settings), and each command is split
+// as /bin/sh splits it (internal/shellword).
 func (c Checker) hookRow() Row {
 	file := c.Claude.Settings()
 	wire := fmt.Sprintf(`run 'forgectl init --stop-hook' (it merges the hook into %s; --dry-run shows the edit), or merge "Stop": [{"hooks": [{"type": "command", "command": %q}]}] into its "hooks" object by hand (user scope: project settings files do not count, the feature is cross-repo)`, file, HookCommand)
-	b, err := fsutil.ReadRegular(file)
-	if errors.Is(err, os.ErrNotExist) {
+	doc, err := settings.Read(file)
+	if err != nil {
+		return row(Warn, settings.ReadMessage(err)+", so Claude Code runs none of its hooks", settings.ReadHint(err, file))
+	}
+	if !doc.Exists {
 		return row(Warn, fmt.Sprintf("no Stop hook runs the snapshotter: %s does not exist", file), wire)
 	}
-	if errors.Is(err, fsutil.ErrNotRegular) { // never opened: it could block
-		return row(Fail, fmt.Sprintf("cannot read %s: %v", file, errors.Unwrap(err)), SettingsHint(file))
+	if eerr := settings.CheckEditable(doc.Data); eerr != nil {
+		// init refuses this file, so the hint cannot be init alone.
+		wire = fmt.Sprintf("save %s as UTF-8 (Claude Code reads that too), then run 'forgectl init --stop-hook'; or merge the hook by hand", file)
 	}
-	if err != nil {
-		return row(Warn, fmt.Sprintf("cannot read %s: %v", file, err), wire)
+	hooks, err := settings.ReadHooks(doc.Data)
+	var se *settings.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return row(Warn, fmt.Sprintf("%s:%d:%d: %s, so Claude Code runs none of its hooks", file, se.Line, se.Column, se.Msg),
+			"fix the JSON by hand (Claude Code reads none of this file while it does not parse)")
+	case err != nil:
+		return row(Warn, fmt.Sprintf("%s: %v, so Claude Code runs none of its hooks", file, err), "the file must hold one JSON object; fix it by hand")
 	}
-	found, err := findHooks(b)
-	if err != nil {
-		return row(Warn, fmt.Sprintf("%s does not parse (%v), so Claude Code runs none of its hooks", file, err), "fix the JSON in "+file)
-	}
-	if found.disabled {
+	if hooks.Disabled {
 		return row(Warn, fmt.Sprintf("%s sets disableAllHooks, so the snapshot hook never runs", file), "remove disableAllHooks from "+file)
 	}
-	if len(found.stop) == 0 {
-		if len(found.elsewhere) > 0 {
+	var stop []settings.Hook
+	var elsewhere, broken []string
+	for _, h := range hooks.List {
+		_, runs, perr := snapshotCommand(h)
+		switch {
+		case perr != nil && h.Event == "Stop" && strings.Contains(h.Command, "snapshot"):
+			broken = append(broken, fmt.Sprintf("`%s` (%v)", h.Command, perr))
+		case !runs:
+		case h.Event == "Stop":
+			stop = append(stop, h)
+		case !slices.Contains(elsewhere, h.Event):
+			elsewhere = append(elsewhere, h.Event)
+		}
+	}
+	if len(stop) == 0 {
+		switch {
+		case len(broken) > 0:
+			return row(Warn, fmt.Sprintf("the Stop hook %s in %s is not a command sh can run, so it never captures", broken[0], file),
+				"fix its quoting by hand, or remove it and run 'forgectl init --stop-hook'")
+		case len(elsewhere) > 0:
 			return row(Warn, fmt.Sprintf("the snapshotter is wired to %s in %s, not to Stop, so a session's tasks are not captured after each turn",
-				strings.Join(found.elsewhere, ", "), file), wire)
+				strings.Join(elsewhere, ", "), file), wire)
 		}
 		return row(Warn, fmt.Sprintf("no Stop hook in %s runs `resume snapshot` or `resume-snapshot` (project settings files do not count)", file), wire)
 	}
-	for _, cmd := range found.stop {
-		prog := program(cmd)
-		if filepath.IsAbs(prog) {
-			if st, err := os.Stat(prog); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-				return row(Warn, fmt.Sprintf("the Stop hook in %s runs %s, which is not an executable file", file, prog),
-					"point the hook at forgectl's absolute path (`command -v forgectl`)")
+	for _, h := range stop {
+		if prog, missing := MissingProgram(h); missing {
+			return row(Warn, fmt.Sprintf("the Stop hook in %s runs %s, which is not an executable file", file, prog),
+				"point the hook at forgectl's absolute path (`command -v forgectl`)")
+		}
+	}
+	msg := fmt.Sprintf("Stop hook in %s runs `%s`", file, Display(stop[0]))
+	if prog, ok := Program(stop[0]); ok && filepath.IsAbs(prog) {
+		msg += ", whose program is " + prog
+	}
+	return row(OK, msg, "")
+}
+
+// MissingProgram reports a hook whose program is an absolute path to no
+// executable file (an old install, say): it runs, fails, and looks wired.
+func MissingProgram(h settings.Hook) (string, bool) {
+	prog, ok := Program(h)
+	if !ok || !filepath.IsAbs(prog) {
+		return prog, false
+	}
+	st, err := os.Stat(prog)
+	return prog, err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0
+}
+
+// Display is a hook's command as a person would type it.
+func Display(h settings.Hook) string {
+	if h.Exec {
+		return shellword.Join(append([]string{h.Command}, h.Args...))
+	}
+	return h.Command
+}
+
+// snapshotCommand finds the simple command of h that runs the snapshotter,
+// as the words it runs with: the exec form's command and args, or the
+// command split as sh splits it. A command sh cannot parse runs nothing.
+func snapshotCommand(h settings.Hook) ([]shellword.Word, bool, error) {
+	var cmds [][]shellword.Word
+	if h.Exec {
+		ws := []shellword.Word{{Text: h.Command, Literal: true}}
+		for _, a := range h.Args {
+			ws = append(ws, shellword.Word{Text: a, Literal: true})
+		}
+		cmds = [][]shellword.Word{ws}
+	} else {
+		var err error
+		if cmds, err = shellword.Parse(h.Command); err != nil {
+			return nil, false, err
+		}
+	}
+	for _, ws := range cmds {
+		for i, w := range ws {
+			if filepath.Base(w.Text) == "resume-snapshot" || w.Text == "resume" && i+1 < len(ws) && ws[i+1].Text == "snapshot" {
+				return ws, true, nil
 			}
 		}
 	}
-	return row(OK, fmt.Sprintf("Stop hook in %s runs `%s`", file, found.stop[0]), "")
+	return nil, false, nil
 }
 
-type hookScan struct {
-	disabled  bool
-	stop      []string // snapshot commands under Stop
-	elsewhere []string // other events that run the snapshotter
+// RunsSnapshot reports whether a hook runs the snapshotter: a command
+// whose words include a resume-snapshot program, or "resume snapshot" as
+// consecutive words (as in forgectl resume snapshot).
+func RunsSnapshot(h settings.Hook) bool {
+	_, ok, _ := snapshotCommand(h)
+	return ok
 }
 
-// findHooks decodes the parts of settings.json that matter, tolerating
-// unexpected shapes in the rest (Claude Code's schema grows every release).
-func findHooks(b []byte) (hookScan, error) {
-	var s hookScan
-	var doc struct {
-		DisableAllHooks json.RawMessage            `json:"disableAllHooks"`
-		Hooks           map[string]json.RawMessage `json:"hooks"`
+// Program is the program of the command in h that runs the snapshotter:
+// its first word after any NAME=value assignments. ok is false when there
+// is none, or when the shell would expand the word (a $HOME, a ~), so that
+// what runs cannot be told from the text.
+func Program(h settings.Hook) (string, bool) {
+	ws, ok, _ := snapshotCommand(h)
+	if !ok {
+		return "", false
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return s, err
-	}
-	s.disabled = bytes.Equal(bytes.TrimSpace(doc.DisableAllHooks), []byte("true"))
-	events := make([]string, 0, len(doc.Hooks))
-	for ev := range doc.Hooks {
-		events = append(events, ev)
-	}
-	sort.Strings(events)
-	for _, ev := range events {
-		var groups []struct {
-			Hooks []struct {
-				Type    string   `json:"type"`
-				Command string   `json:"command"`
-				Args    []string `json:"args"`
-			} `json:"hooks"`
-		}
-		if json.Unmarshal(doc.Hooks[ev], &groups) != nil {
+	for _, w := range ws {
+		if !h.Exec && isAssignment(w) {
 			continue
 		}
-		for _, g := range groups {
-			for _, h := range g.Hooks {
-				if h.Type != "" && h.Type != "command" {
-					continue
-				}
-				cmd := strings.TrimSpace(strings.Join(append([]string{h.Command}, h.Args...), " "))
-				if !RunsSnapshot(cmd) {
-					continue
-				}
-				if ev == "Stop" {
-					s.stop = append(s.stop, cmd)
-				} else if !slices.Contains(s.elsewhere, ev) {
-					s.elsewhere = append(s.elsewhere, ev)
-				}
-			}
-		}
+		return w.Text, w.Literal
 	}
-	return s, nil
+	return "", false
 }
 
-// RunsSnapshot reports whether a hook command runs the snapshotter: a
-// resume-snapshot program, or "resume snapshot" as consecutive words (as
-// in forgectl resume snapshot). Quotes around words are ignored.
-func RunsSnapshot(cmd string) bool {
-	// Shell operators end a command: "echo resume; snapshot" is two.
-	for _, op := range []string{";", "&", "|", "\n", "(", ")"} {
-		cmd = strings.ReplaceAll(cmd, op, " ; ")
+func isAssignment(w shellword.Word) bool {
+	name, _, ok := strings.Cut(w.Text, "=")
+	if !ok || name == "" {
+		return false
 	}
-	words := strings.FieldsFunc(cmd, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '"' || r == '\''
-	})
-	for i, w := range words {
-		if filepath.Base(w) == "resume-snapshot" {
-			return true
-		}
-		if w == "resume" && i+1 < len(words) && words[i+1] == "snapshot" {
-			return true
+	for i, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
 		}
 	}
-	return false
-}
-
-// program is the first word of a command, unquoted.
-func program(cmd string) string {
-	cmd = strings.TrimSpace(cmd)
-	if cmd == "" {
-		return ""
-	}
-	if q := cmd[0]; q == '"' || q == '\'' {
-		if end := strings.IndexByte(cmd[1:], q); end >= 0 {
-			return cmd[1 : end+1]
-		}
-	}
-	return strings.Fields(cmd)[0]
+	return true
 }
 
 // --- snapshots ---

@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+	"unicode/utf16"
 
+	"forgectl.dev/forgectl/internal/settings"
 	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/snapstore"
@@ -106,7 +109,29 @@ func TestHookRow(t *testing.T) {
 		{"misspelled", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshots --quiet"}]}]}}`, Warn, "no Stop hook"},
 		{"wrong event", `{"hooks":{"SessionEnd":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}],"Stop":[{"hooks":[{"type":"command","command":"say hi"}]}]}}`, Warn, "wired to SessionEnd"},
 		{"hooks disabled", `{"disableAllHooks":true,"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]}}`, Warn, "disableAllHooks"},
-		{"broken json", `{"hooks":`, Warn, "does not parse"},
+		{"broken json", `{"hooks":`, Warn, "settings.json:1:10: unexpected end of JSON input, so Claude Code runs none of its hooks"},
+		// Claude Code keeps the last of duplicate keys (observed): so does the verdict.
+		{"two hooks keys, the last without Stop", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]},"hooks":{"PreToolUse":[]}}`, Warn, "no Stop hook in"},
+		{"two hooks keys, the last with Stop", `{"hooks":{},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]}}`, OK, "Stop hook in"},
+		{"two Stop keys, the last broken", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}],"Stop":[{"hooks":[{"type":"command","command":"/gone/forgectl resume snapshot"}]}]}}`, Warn, "/gone/forgectl, which is not"},
+		{"two Stop keys, the first broken", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/gone/forgectl resume snapshot"}]}],"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]}}`, OK, "runs `forgectl resume snapshot`"},
+		{"two hooks arrays in a group", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}],"hooks":[]}]}}`, Warn, "no Stop hook in"},
+		{"two commands in a hook", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot","command":"say hi"}]}]}}`, Warn, "no Stop hook in"},
+		{"disableAllHooks twice, the last false", `{"disableAllHooks":true,"disableAllHooks":false,"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]}}`, OK, "Stop hook in"},
+		// Keys are case-sensitive for Claude Code (observed), not for encoding/json.
+		{"Hooks in capitals", `{"Hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]}}`, Warn, "no Stop hook in"},
+		{"hooks, then Hooks", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]},"Hooks":{}}`, OK, "Stop hook in"},
+		// Claude Code reads a leading BOM and UTF-16 (observed).
+		{"a UTF-8 BOM", "\ufeff" + `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]}}`, OK, "Stop hook in"},
+		{"a BOM after a space", " \ufeff{}", Warn, "1:2: a byte-order mark (U+FEFF), which JSON allows only as the file's first character"},
+		{"UTF-16LE", utf16le("\ufeff" + `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]}}`), OK, "Stop hook in"},
+		{"UTF-16LE without a hook", utf16le("\ufeff{}"), Warn, "no Stop hook in"},
+		{"not an object", `["hooks"]`, Warn, "the document is not a JSON object"},
+		// The command is split as sh splits it.
+		{"a quote in the path", fmt.Sprintf(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":%q}]}]}}`, "'/nowhere/it'\\''s/forgectl' resume snapshot"), Warn, "runs /nowhere/it's/forgectl, which is not"},
+		{"unterminated quote", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"'/opt/it's/forgectl' resume snapshot"}]}]}}`, Warn, "is not a command sh can run"},
+		{"exec form, absolute path that does not exist", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/nowhere/it's","args":["resume","snapshot"]}]}]}}`, Warn, "runs /nowhere/it's, which is not"},
+		{"a program the shell expands", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"$HOME/nowhere/forgectl resume snapshot"}]}]}}`, OK, "runs `$HOME/nowhere/forgectl resume snapshot`"},
 		{"odd shapes elsewhere", `{"hooks":{"PreToolUse":"nonsense","Stop":[{"hooks":[{"type":"prompt","prompt":"x"},{"type":"command","command":"forgectl resume snapshot"}]}]}}`, OK, "Stop hook in"},
 	}
 	for _, tt := range tests {
@@ -141,8 +166,12 @@ func TestRunsSnapshot(t *testing.T) {
 		"/usr/local/bin/resume-snapshot-old":                  false,
 		"forgectl resume snapshot --quiet 2>>/tmp/snap.log":   true,
 		"FORGECTL_RESUME_NO_PRUNE=1 forgectl resume snapshot": true,
+		"'/tmp/it'\\''s/forgectl' resume snapshot":            true,
+		"echo 'resume snapshot'":                              false,
+		"'/tmp/resume snapshot/x' --quiet":                    false,
+		"forgectl resume 'snapshot":                           false,
 	} {
-		if got := RunsSnapshot(cmd); got != want {
+		if got := RunsSnapshot(settings.Hook{Event: "Stop", Command: cmd}); got != want {
 			t.Errorf("RunsSnapshot(%q) = %v", cmd, got)
 		}
 	}
@@ -281,5 +310,60 @@ func TestWorst(t *testing.T) {
 	got := []Status{Worst(nil), Worst([]Row{{Status: OK}, {Status: Warn}}), Worst([]Row{{Status: Warn}, {Status: Fail}, {Status: OK}})}
 	if d := cmp.Diff([]Status{OK, Warn, Fail}, got); d != "" {
 		t.Fatal(d)
+	}
+}
+
+// utf16le is s as PowerShell's "Unicode" encoding writes it.
+func utf16le(s string) string {
+	var b []byte
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u), byte(u>>8))
+	}
+	return string(b)
+}
+
+// What stands at the settings path decides the hint: a file doctor cannot
+// read is not fixed by 'init --stop-hook', which cannot read it either.
+func TestHookRowUnreadableSettings(t *testing.T) {
+	for name, c := range map[string]struct {
+		make      func(p string)
+		msg, hint string
+	}{
+		"a directory":        {func(p string) { os.Mkdir(p, 0o700) }, "is a directory", "move the directory aside"},
+		"a dangling symlink": {func(p string) { os.Symlink(p+".gone", p) }, "is a symlink to a file that does not exist", "create the file the link points to"},
+		"a FIFO":             {func(p string) { syscall.Mkfifo(p, 0o600) }, "not a regular file", "replace it with a regular file"},
+		"not JSON":           {func(p string) { os.WriteFile(p, []byte("model = opus\n"), 0o600) }, "settings.json:1:1: ", "fix the JSON by hand"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHome(t)
+			c.make(h.claude.Settings())
+			r := find(t, h.checker().Rows(), "hook")
+			if r.Status != Warn || !strings.Contains(r.Message, c.msg) || !strings.Contains(r.Hint, c.hint) || strings.Contains(r.Hint, "init --stop-hook") {
+				t.Fatalf("%+v", r)
+			}
+		})
+	}
+}
+
+func TestProgram(t *testing.T) {
+	for _, c := range []struct {
+		h    settings.Hook
+		prog string
+		ok   bool
+	}{
+		{settings.Hook{Command: "'/a b/it'\\''s/forgectl' resume snapshot --quiet"}, "/a b/it's/forgectl", true},
+		{settings.Hook{Command: `"/a/say \"hi\"/forgectl" resume snapshot`}, `/a/say "hi"/forgectl`, true},
+		{settings.Hook{Command: `/a/back\\slash/forgectl resume snapshot`}, `/a/back\slash/forgectl`, true},
+		{settings.Hook{Command: "X=1 Y=2 /opt/forgectl resume snapshot"}, "/opt/forgectl", true},
+		{settings.Hook{Command: "cd /tmp && /opt/resume-snapshot"}, "/opt/resume-snapshot", true},
+		{settings.Hook{Command: `"$HOME/bin/forgectl" resume snapshot`}, "$HOME/bin/forgectl", false},
+		{settings.Hook{Command: "~/bin/forgectl resume snapshot"}, "~/bin/forgectl", false},
+		{settings.Hook{Command: "X=1=2", Exec: true, Args: []string{"resume", "snapshot"}}, "X=1=2", true},
+		{settings.Hook{Command: "say hi"}, "", false},
+	} {
+		prog, ok := Program(c.h)
+		if prog != c.prog || ok != c.ok {
+			t.Errorf("Program(%+v) = %q, %v; want %q, %v", c.h, prog, ok, c.prog, c.ok)
+		}
 	}
 }
