@@ -193,8 +193,8 @@ func TestDoctorAndInitOnUnreadableSettings(t *testing.T) {
 		msg, hint string
 		initCode  int
 	}{
-		{"a directory", func(p string) { os.Mkdir(p, 0o700) }, "is a directory", "move the directory aside", 1},
-		{"a dangling symlink", func(p string) { os.Symlink(p+".gone", p) }, "symlink to a file that does not exist", "create the file the link points to", 1},
+		{"a directory", func(p string) { os.Mkdir(p, 0o700) }, "is a directory", "move the directory aside", 2},
+		{"a dangling symlink", func(p string) { os.Symlink(p+".gone", p) }, "symlink to a file that does not exist", "create the file the link points to", 2},
 		{"not JSON", func(p string) { os.WriteFile(p, []byte("model = opus\n"), 0o600) }, "settings.json:1:1: ", "fix the JSON by hand", 2},
 		{"a BOM after a space", func(p string) { os.WriteFile(p, []byte(" \ufeff{}"), 0o600) }, "settings.json:1:2: a byte-order mark (U+FEFF)", "fix the JSON by hand", 2},
 	} {
@@ -203,7 +203,7 @@ func TestDoctorAndInitOnUnreadableSettings(t *testing.T) {
 			os.MkdirAll(h.claude, 0o700)
 			c.make(filepath.Join(h.claude, "settings.json"))
 			row := hookRow(t, h.run("doctor", "--json"))
-			if row.Status != "warn" || !strings.Contains(row.Message, c.msg) || !strings.Contains(row.Hint, c.hint) || strings.Contains(row.Hint, "init --stop-hook") {
+			if row.Status != "fail" || !strings.Contains(row.Message, c.msg) || !strings.Contains(row.Hint, c.hint) || strings.Contains(row.Hint, "init --stop-hook") {
 				t.Fatalf("doctor: %+v", row)
 			}
 			r := h.run("init", "--stop-hook")
@@ -226,12 +226,12 @@ func TestDoctorAndInitOnUnreadableSettings(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		row := rows[3]
-		if row.Check != "resume tasks" || row.Status != "warn" || !strings.Contains(row.Message, "permission denied") ||
+		if row.Check != "resume tasks" || row.Status != "fail" || !strings.Contains(row.Message, "permission denied") ||
 			!strings.Contains(row.Hint, "ls -l "+p) || strings.Contains(row.Hint, "init --stop-hook") {
 			t.Fatalf("doctor: %+v", row)
 		}
 		out = asAnotherUser(t, home, "init", "--stop-hook")
-		if !strings.Contains(out, "code=1\n") || !strings.Contains(out, "permission denied") || !strings.Contains(out, "forgectl: hint: check its owner and mode (ls -l "+p+")") {
+		if !strings.Contains(out, "code=2\n") || !strings.Contains(out, "permission denied") || !strings.Contains(out, "forgectl: hint: check its owner and mode (ls -l "+p+")") {
 			t.Fatalf("init:\n%s", out)
 		}
 	})

@@ -145,7 +145,7 @@ func TestE2EConfigAndSettingsFIFOs(t *testing.T) {
 	r = runBounded(t, e.command("doctor"))
 	for _, want := range []string{
 		"fail  config        " + config + ": cannot read the config file: is a FIFO, not a regular file\n",
-		"fail  resume tasks  cannot read " + settings + ": is a FIFO, not a regular file\n",
+		"fail  resume tasks  cannot read " + settings + ": is a FIFO, not a regular file, so Claude Code runs none of its hooks\n",
 		"→ replace " + settings + " with a regular file",
 	} {
 		if !strings.Contains(r.stdout, want) {

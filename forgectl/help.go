@@ -289,10 +289,12 @@ FLAGS
 
 EXIT STATUS
   0    done, or nothing to do (already wired; nothing to remove)
-  1    the file could not be read or written (read-only, owned by another
-       user, or changed under the edit), or a Stop hook already runs the
-       snapshotter from a program that is not there
-  2    refused: config.toml exists, settings.json is not valid JSON, is
-       UTF-16, or its "hooks" is not an object, a go run build; or bad usage
+  1    the file could not be written (read-only, owned by another user, or
+       changed under the edit), or a Stop hook already runs the snapshotter
+       from a program that is not there
+  2    refused: config.toml exists; settings.json cannot be read (a
+       directory, a FIFO, a dangling link, no permission), is not valid
+       JSON, is UTF-16, or its "hooks" is not an object; a go run build; or
+       bad usage
   Any other code is a failure.
 `

@@ -159,17 +159,13 @@ func runsProgram(out []byte, cmd, prog string) bool {
 func (a *app) wireStopHook(dryRun, remove bool) error {
 	path := a.claudePaths().Settings()
 	doc, err := settings.Read(path)
-	if errors.Is(err, fsutil.ErrNotRegular) {
-		a.errorf("cannot read %s: %v", path, errors.Unwrap(err))
-		a.hintf("%s", snapcheck.SettingsHint(path))
-		return exit(exitcode.Refused)
-	}
 	if err != nil {
+		// Refused, as a file that is not JSON is: the edit cannot start.
 		a.errorf("%s", settings.ReadMessage(err))
 		if hint := settings.ReadHint(err, path); hint != "" {
 			a.hintf("%s; nothing was changed", hint)
 		}
-		return exit(exitcode.Failed)
+		return exit(exitcode.Refused)
 	}
 	var out []byte
 	var changed bool

@@ -42,13 +42,6 @@ var ErrReadOnly = errors.New("the file is read-only")
 // would replace the link, and Claude Code reads no settings through it.
 var ErrDanglingLink = errors.New("a symlink to a file that does not exist")
 
-// ErrIsDir and ErrNotRegular are a settings path holding a directory or
-// a special file (a FIFO, a device) instead of a file.
-var (
-	ErrIsDir      = errors.New("a directory")
-	ErrNotRegular = errors.New("not a regular file")
-)
-
 // OwnerError is a file Write cannot replace without changing its owner: the
 // new file is created by whoever runs forgectl, and chown to the old owner
 // was refused.
@@ -99,17 +92,13 @@ func Read(path string) (Doc, error) {
 		return d, err
 	}
 	d.Real = real
-	fi, err := os.Stat(real)
+	// A directory, FIFO or device is refused without opening it for good
+	// (a FIFO's open would block): fsutil.ErrNotRegular, naming the kind.
+	d.Data, err = fsutil.ReadRegular(real)
 	if err != nil {
 		return d, err
 	}
-	if fi.IsDir() {
-		return d, fmt.Errorf("%s is %w, not a file", real, ErrIsDir)
-	}
-	if !fi.Mode().IsRegular() {
-		return d, fmt.Errorf("%s is %w", real, ErrNotRegular)
-	}
-	d.Data, err = fsutil.ReadRegular(real) // refuses a FIFO without blocking
+	fi, err := os.Stat(real)
 	if err != nil {
 		return d, err
 	}
@@ -167,13 +156,14 @@ func ReadMessage(err error) string {
 // nothing better to say than the error.
 func ReadHint(err error, path string) string {
 	var pe *fs.PathError
+	var kind *fsutil.NotRegularError
 	switch {
 	case errors.Is(err, ErrDanglingLink):
 		return "create the file the link points to, or remove the link: Claude Code reads no settings through it"
-	case errors.Is(err, ErrIsDir):
+	case errors.As(err, &kind) && kind.Kind == "directory":
 		return "move the directory aside: Claude Code reads its user settings from a file at " + path
-	case errors.Is(err, ErrNotRegular):
-		return "replace it with a regular file holding the settings JSON: Claude Code reads none from it"
+	case errors.Is(err, fsutil.ErrNotRegular):
+		return "replace " + path + " with a regular file holding the settings JSON: Claude Code reads none from it"
 	case errors.Is(err, fs.ErrPermission) && errors.As(err, &pe):
 		return fmt.Sprintf("check its owner and mode (ls -l %s): Claude Code, running as you, cannot read it either", pe.Path)
 	}

@@ -111,7 +111,9 @@ func (c Checker) hookRow() Row {
 	wire := fmt.Sprintf(`run 'forgectl init --stop-hook' (it merges the hook into %s; --dry-run shows the edit), or merge "Stop": [{"hooks": [{"type": "command", "command": %q}]}] into its "hooks" object by hand (user scope: project settings files do not count, the feature is cross-repo)`, file, HookCommand)
 	doc, err := settings.Read(file)
 	if err != nil {
-		return row(Warn, settings.ReadMessage(err)+", so Claude Code runs none of its hooks", settings.ReadHint(err, file))
+		// Here and for a file that does not parse: an error, not a
+		// warning, since Claude Code runs none of its hooks.
+		return row(Fail, settings.ReadMessage(err)+", so Claude Code runs none of its hooks", settings.ReadHint(err, file))
 	}
 	if !doc.Exists {
 		return row(Warn, fmt.Sprintf("no Stop hook runs the snapshotter: %s does not exist", file), wire)
@@ -124,10 +126,10 @@ func (c Checker) hookRow() Row {
 	var se *settings.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		return row(Warn, fmt.Sprintf("%s:%d:%d: %s, so Claude Code runs none of its hooks", file, se.Line, se.Column, se.Msg),
+		return row(Fail, fmt.Sprintf("%s:%d:%d: %s, so Claude Code runs none of its hooks", file, se.Line, se.Column, se.Msg),
 			"fix the JSON by hand (Claude Code reads none of this file while it does not parse)")
 	case err != nil:
-		return row(Warn, fmt.Sprintf("%s: %v, so Claude Code runs none of its hooks", file, err), "the file must hold one JSON object; fix it by hand")
+		return row(Fail, fmt.Sprintf("%s: %v, so Claude Code runs none of its hooks", file, err), "the file must hold one JSON object; fix it by hand")
 	}
 	if hooks.Disabled {
 		return row(Warn, fmt.Sprintf("%s sets disableAllHooks, so the snapshot hook never runs", file), "remove disableAllHooks from "+file)
@@ -256,12 +258,6 @@ func isAssignment(w shellword.Word) bool {
 }
 
 // --- snapshots ---
-
-// SettingsHint is the next step for a settings.json that is a FIFO, a
-// socket, a device or a folder.
-func SettingsHint(file string) string {
-	return "replace " + file + " with a regular file holding Claude Code's settings (JSON), or remove it"
-}
 
 // storeError is a store the snapshotter cannot use: a folder that cannot
 // be listed, or something else in its place. Records that do not parse

@@ -109,7 +109,7 @@ func TestHookRow(t *testing.T) {
 		{"misspelled", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshots --quiet"}]}]}}`, Warn, "no Stop hook"},
 		{"wrong event", `{"hooks":{"SessionEnd":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}],"Stop":[{"hooks":[{"type":"command","command":"say hi"}]}]}}`, Warn, "wired to SessionEnd"},
 		{"hooks disabled", `{"disableAllHooks":true,"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]}}`, Warn, "disableAllHooks"},
-		{"broken json", `{"hooks":`, Warn, "settings.json:1:10: unexpected end of JSON input, so Claude Code runs none of its hooks"},
+		{"broken json", `{"hooks":`, Fail, "settings.json:1:10: unexpected end of JSON input, so Claude Code runs none of its hooks"},
 		// Claude Code keeps the last of duplicate keys (observed): so does the verdict.
 		{"two hooks keys, the last without Stop", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]},"hooks":{"PreToolUse":[]}}`, Warn, "no Stop hook in"},
 		{"two hooks keys, the last with Stop", `{"hooks":{},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]}}`, OK, "Stop hook in"},
@@ -123,10 +123,10 @@ func TestHookRow(t *testing.T) {
 		{"hooks, then Hooks", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]},"Hooks":{}}`, OK, "Stop hook in"},
 		// Claude Code reads a leading BOM and UTF-16 (observed).
 		{"a UTF-8 BOM", "\ufeff" + `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]}}`, OK, "Stop hook in"},
-		{"a BOM after a space", " \ufeff{}", Warn, "1:2: a byte-order mark (U+FEFF), which JSON allows only as the file's first character"},
+		{"a BOM after a space", " \ufeff{}", Fail, "1:2: a byte-order mark (U+FEFF), which JSON allows only as the file's first character"},
 		{"UTF-16LE", utf16le("\ufeff" + `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"forgectl resume snapshot"}]}]}}`), OK, "Stop hook in"},
 		{"UTF-16LE without a hook", utf16le("\ufeff{}"), Warn, "no Stop hook in"},
-		{"not an object", `["hooks"]`, Warn, "the document is not a JSON object"},
+		{"not an object", `["hooks"]`, Fail, "the document is not a JSON object"},
 		// The command is split as sh splits it.
 		{"a quote in the path", fmt.Sprintf(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":%q}]}]}}`, "'/nowhere/it'\\''s/forgectl' resume snapshot"), Warn, "runs /nowhere/it's/forgectl, which is not"},
 		{"unterminated quote", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"'/opt/it's/forgectl' resume snapshot"}]}]}}`, Warn, "is not a command sh can run"},
@@ -331,14 +331,14 @@ func TestHookRowUnreadableSettings(t *testing.T) {
 	}{
 		"a directory":        {func(p string) { os.Mkdir(p, 0o700) }, "is a directory", "move the directory aside"},
 		"a dangling symlink": {func(p string) { os.Symlink(p+".gone", p) }, "is a symlink to a file that does not exist", "create the file the link points to"},
-		"a FIFO":             {func(p string) { syscall.Mkfifo(p, 0o600) }, "not a regular file", "replace it with a regular file"},
+		"a FIFO":             {func(p string) { syscall.Mkfifo(p, 0o600) }, "not a regular file", "with a regular file holding the settings JSON"},
 		"not JSON":           {func(p string) { os.WriteFile(p, []byte("model = opus\n"), 0o600) }, "settings.json:1:1: ", "fix the JSON by hand"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := newHome(t)
 			c.make(h.claude.Settings())
 			r := find(t, h.checker().Rows(), "hook")
-			if r.Status != Warn || !strings.Contains(r.Message, c.msg) || !strings.Contains(r.Hint, c.hint) || strings.Contains(r.Hint, "init --stop-hook") {
+			if r.Status != Fail || !strings.Contains(r.Message, c.msg) || !strings.Contains(r.Hint, c.hint) || strings.Contains(r.Hint, "init --stop-hook") {
 				t.Fatalf("%+v", r)
 			}
 		})
