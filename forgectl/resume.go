@@ -5,11 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"forgectl.dev/forgectl/internal/match"
@@ -17,103 +12,9 @@ import (
 	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
-	"forgectl.dev/shared/msg"
-	"forgectl.dev/shared/snapstore"
 	"forgectl.dev/shared/tasks"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
-
-// listing is how a command reads the sessions: streamed to each, newest
-// first, with problems reported to w (stderr, or held back while the
-// picker owns the terminal).
-type listing struct {
-	w          io.Writer
-	verbose    bool
-	countTasks bool
-	// bounded says the caller keeps no more than a window of sessions,
-	// so the heap can be held small (see List).
-	bounded bool
-	// paths lists just these transcripts (see sessions.Options.Paths).
-	paths []string
-}
-
-// list runs one listing. A listing allocates many short-lived summaries:
-// collecting garbage less often saves a third of a warm listing, and for a
-// caller that keeps nothing the memory limit holds the peak under 64 MB
-// when a cold scan runs. 40 MB: a warm listing of 100,000 sessions holds
-// about 22, and at 32 it spent 40% of its time collecting (177 cycles).
-func (a *app) list(ctx context.Context, l listing, fn func(*sessions.Session) error) (sessions.Stats, error) {
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	if l.bounded {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(40 << 20))
-	}
-	fp := a.forgectlPaths()
-	broken := 0
-	st, err := sessions.List(ctx, sessions.Options{
-		Claude:    a.claudePaths(),
-		Snapshots: snapstore.Store{Dir: fp.Snapshots()},
-		IndexPath: filepath.Join(fp.Cache(), "transcripts.idx"),
-		SkipTasks: !l.countTasks,
-		Home:      a.home,
-		Paths:     l.paths,
-	}, func(s *sessions.Session) error {
-		if s.BrokenLines > 0 && l.verbose {
-			noteTo(l.w, "warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
-			broken++
-		}
-		return fn(s)
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return st, exit(exitcode.Interrupted)
-		}
-		var ce *codeError
-		if errors.As(err, &ce) {
-			return st, err
-		}
-		msg.Errorf(l.w, "cannot list sessions: %v", err)
-		if p := a.projectsProblem(); p != "" {
-			msg.Hintf(l.w, "%s", p)
-		}
-		return st, exit(exitcode.Failed)
-	}
-	if l.verbose {
-		for _, p := range st.Problems {
-			noteTo(l.w, "warning: %v", p)
-		}
-		noteTo(l.w, "%d transcripts read, %d from the index", st.Scanned, st.Reused)
-	} else if n := len(st.Problems); n > 0 {
-		noteTo(l.w, "%d file(s) could not be read fully; --verbose lists them", n)
-	}
-	return st, nil
-}
-
-// projectsProblem is a hint when Claude Code's projects directory, where
-// the sessions are, is missing or is not a directory ("" when it is one).
-func (a *app) projectsProblem() string {
-	dir := a.claudePaths().Projects()
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Sprintf("there are no Claude Code sessions: %s does not exist (CLAUDE_CONFIG_DIR moves the tree)", dir)
-	case err != nil:
-		return fmt.Sprintf("cannot read %s, where Claude Code keeps its sessions: %v", dir, err)
-	case !st.IsDir():
-		return fmt.Sprintf("%s is not a directory; Claude Code keeps its sessions there (CLAUDE_CONFIG_DIR moves the tree)", dir)
-	}
-	return ""
-}
-
-// matching lists the sessions filter selects.
-func (a *app) matching(ctx context.Context, o resumeOpts) ([]*sessions.Session, error) {
-	m := match.New(o.filter, o.all)
-	_, err := a.list(ctx, listing{w: a.stderr, verbose: o.verbose, countTasks: true}, func(s *sessions.Session) error {
-		m.Add(s)
-		return nil
-	})
-	hits, _ := m.Hits()
-	return hits, err
-}
 
 func (a *app) resumeCommand() *ffcli.Command {
 	fs := newFlagSet("resume", &a.flagOut)
