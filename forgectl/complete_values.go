@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/registry"
@@ -25,19 +26,20 @@ type filterValue struct {
 // Without an index (a first run) it lists, which writes one.
 func (a *app) completionSessions() ([]filterValue, error) {
 	var out []filterValue
-	add := func(s *sessions.Session) {
+	add := func(s *harness.Session) {
 		if !s.Hidden {
 			out = append(out, filterValue{ID: s.ID, Name: s.Name, Repo: s.Repo})
 		}
 	}
 	n, err := sessions.Indexed(sessions.Options{
+		Harness:   a.harness(),
 		IndexPath: filepath.Join(a.forgectlPaths().Cache(), "transcripts.idx"),
 		Home:      a.home,
 	}, add)
 	if err == nil && n > 0 {
 		return out, nil
 	}
-	_, err = a.list(context.Background(), listing{w: io.Discard}, func(s *sessions.Session) error {
+	_, err = a.list(context.Background(), listing{w: io.Discard}, func(s *harness.Session) error {
 		add(s)
 		return nil
 	})

@@ -201,6 +201,7 @@
 //
 //	JSON (--json): an array ([] when empty) of objects with these fields
 //	  session_id       string   Claude Code's session id (what --resume takes)
+//	  harness          string   the agent the session belongs to: claude
 //	  name             string   the session's name, "" when never named
 //	  name_source      string   agent-name | custom-title | custom-title-file
 //	                            (the <id>/custom-title.json /rename writes, when

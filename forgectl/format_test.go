@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/tasks"
 )
 
@@ -16,7 +16,7 @@ func TestAppendSessionMatchesEncodingJSON(t *testing.T) {
 	nasty := []string{"", "plain", `quote " and \ backslash`, "ctl \x00\x01\x08\x0c\n\r\t\x1f\x7f", "html <a href='x'>&</a>",
 		"bad utf8 \xff\xfe end", "line sep \u2028 para \u2029", "emoji 🙏 and é", strings.Repeat("long ", 100)}
 	for _, s := range nasty {
-		sess := sessions.Session{ID: s, Name: s, NameSource: s, Repo: s, Branch: s, Cwd: s, FirstPrompt: s, LastPrompt: s,
+		sess := harness.Session{ID: s, Name: s, NameSource: s, Repo: s, Branch: s, Cwd: s, FirstPrompt: s, LastPrompt: s,
 			Status: s, Tmux: s, Entrypoint: s, Version: s, HiddenReason: s, Transcript: s, Live: s == "plain", Pid: 42,
 			CwdExists: true, Size: 12345, Messages: 7, Tasks: tasks.Counts{Pending: 1, InProgress: 2, Completed: 3, Total: 6},
 			LastActivity: time.Date(2026, 11, 29, 16, 41, 5, 0, time.UTC), LastPromptAt: time.UnixMilli(1795970465615), TasksSource: "live", Hidden: s == "",
@@ -34,7 +34,7 @@ func TestAppendSessionMatchesEncodingJSON(t *testing.T) {
 }
 
 func TestWriteJSONArray(t *testing.T) {
-	list := []sessions.Session{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	list := []harness.Session{{ID: "a"}, {ID: "b"}, {ID: "c"}}
 	var b bytes.Buffer
 	j := newJSONArray(&b)
 	j.add(&list[2])
@@ -78,7 +78,7 @@ func TestCutCleanPad(t *testing.T) {
 		t.Errorf("pad: %q", got)
 	}
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	s := sessions.Session{Repo: "api-server", Branch: "feature/login", Name: "Login bugfix work", LastActivity: now.Add(-time.Hour), Live: true}
+	s := harness.Session{Repo: "api-server", Branch: "feature/login", Name: "Login bugfix work", LastActivity: now.Add(-time.Hour), Live: true}
 	if got := pickRow(now, &s); got != "1h ago    api-server            feature/login         Login bugfix work  ● live" {
 		t.Errorf("pickRow: %q", got)
 	}

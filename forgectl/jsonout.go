@@ -1,12 +1,13 @@
 package main
 
 import (
-	"forgectl.dev/shared/jsonl"
 	"io"
 	"strconv"
 	"time"
 
-	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/shared/jsonl"
+
 	"forgectl.dev/shared/tasks"
 )
 
@@ -14,6 +15,7 @@ import (
 // in lsHelp and the README, and fields are only ever added.
 type sessionJSON struct {
 	SessionID    string       `json:"session_id"`
+	Harness      string       `json:"harness"`
 	Name         string       `json:"name"`
 	NameSource   string       `json:"name_source"`
 	Repo         string       `json:"repo"`
@@ -42,9 +44,9 @@ type sessionJSON struct {
 	ParentExists bool         `json:"parent_exists"`
 }
 
-func toJSON(s *sessions.Session) sessionJSON {
+func toJSON(s *harness.Session) sessionJSON {
 	j := sessionJSON{
-		SessionID: s.ID, Name: s.Name, NameSource: s.NameSource, Repo: s.Repo, Branch: s.Branch,
+		SessionID: s.ID, Harness: s.Harness, Name: s.Name, NameSource: s.NameSource, Repo: s.Repo, Branch: s.Branch,
 		Cwd: s.Cwd, CwdExists: s.CwdExists, LastActivity: s.LastActivity.UTC().Format(time.RFC3339),
 		FirstPrompt: s.FirstPrompt, LastPrompt: s.LastPrompt, Live: s.Live, Status: s.Status, Tmux: s.Tmux,
 		Tasks: s.Tasks, TasksSource: s.TasksSource, Entrypoint: s.Entrypoint, Version: s.Version,
@@ -77,7 +79,7 @@ func newJSONArray(w io.Writer) *jsonArray {
 	return &jsonArray{w: w, buf: make([]byte, 0, 64<<10)}
 }
 
-func (a *jsonArray) add(s *sessions.Session) {
+func (a *jsonArray) add(s *harness.Session) {
 	if a.n == 0 {
 		a.buf = append(a.buf, "[\n  "...)
 	} else {
@@ -111,6 +113,7 @@ func (a *jsonArray) close() error {
 func appendSession(b []byte, j sessionJSON) []byte {
 	b = append(b, `{"session_id":`...)
 	b = jsonl.AppendString(b, j.SessionID)
+	b = appendField(b, "harness", j.Harness)
 	b = appendField(b, "name", j.Name)
 	b = appendField(b, "name_source", j.NameSource)
 	b = appendField(b, "repo", j.Repo)

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/exitcode"
@@ -36,7 +38,7 @@ type listing struct {
 // caller that keeps nothing the memory limit holds the peak under 64 MB
 // when a cold scan runs. 40 MB: a warm listing of 100,000 sessions holds
 // about 22, and at 32 it spent 40% of its time collecting (177 cycles).
-func (a *app) list(ctx context.Context, l listing, fn func(*sessions.Session) error) (sessions.Stats, error) {
+func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) error) (sessions.Stats, error) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	if l.bounded {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(40 << 20))
@@ -44,13 +46,14 @@ func (a *app) list(ctx context.Context, l listing, fn func(*sessions.Session) er
 	fp := a.forgectlPaths()
 	broken := 0
 	st, err := sessions.List(ctx, sessions.Options{
+		Harness:   a.harness(),
 		Claude:    a.claudePaths(),
 		Snapshots: snapstore.Store{Dir: fp.Snapshots()},
 		IndexPath: filepath.Join(fp.Cache(), "transcripts.idx"),
 		SkipTasks: !l.countTasks,
 		Home:      a.home,
 		Paths:     l.paths,
-	}, func(s *sessions.Session) error {
+	}, func(s *harness.Session) error {
 		if s.BrokenLines > 0 && l.verbose {
 			noteTo(l.w, "warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
 			broken++
@@ -98,10 +101,14 @@ func (a *app) projectsProblem() string {
 	return ""
 }
 
+// harness is the agent whose sessions are listed, searched and resumed:
+// Claude Code, the one harness forgectl has so far.
+func (a *app) harness() harness.Harness { return claude.New(a.claudePaths()) }
+
 // matching lists the sessions filter selects.
-func (a *app) matching(ctx context.Context, o resumeOpts) ([]*sessions.Session, error) {
+func (a *app) matching(ctx context.Context, o resumeOpts) ([]*harness.Session, error) {
 	m := match.New(o.filter, o.all)
-	_, err := a.list(ctx, listing{w: a.stderr, verbose: o.verbose, countTasks: true}, func(s *sessions.Session) error {
+	_, err := a.list(ctx, listing{w: a.stderr, verbose: o.verbose, countTasks: true}, func(s *harness.Session) error {
 		m.Add(s)
 		return nil
 	})

@@ -2,12 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"forgectl.dev/shared/version"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"forgectl.dev/shared/version"
 
 	"forgectl.dev/shared/snapstore"
 	"github.com/google/go-cmp/cmp"
@@ -34,12 +35,12 @@ func TestLsJSON(t *testing.T) {
 	for k := range rows[0] {
 		keys = append(keys, k)
 	}
-	wantKeys := []string{"branch", "cwd", "cwd_exists", "entrypoint", "first_prompt", "hidden", "hidden_reason", "last_activity", "last_prompt", "last_prompt_at", "live", "messages", "name", "name_source", "parent_exists", "parent_session_id", "pid", "relation", "repo", "session_id", "size_bytes", "status", "tasks", "tasks_source", "tmux", "transcript_path", "version"}
+	wantKeys := []string{"branch", "cwd", "cwd_exists", "entrypoint", "first_prompt", "harness", "hidden", "hidden_reason", "last_activity", "last_prompt", "last_prompt_at", "live", "messages", "name", "name_source", "parent_exists", "parent_session_id", "pid", "relation", "repo", "session_id", "size_bytes", "status", "tasks", "tasks_source", "tmux", "transcript_path", "version"}
 	if d := cmp.Diff(wantKeys, sorted(keys)); d != "" {
 		t.Fatalf("field table changed (-want +got):\n%s", d)
 	}
 	first := rows[0]
-	if first["session_id"] != idLogin || first["name"] != "Login bugfix work" || first["name_source"] != "custom-title" ||
+	if first["session_id"] != idLogin || first["harness"] != "claude" || first["name"] != "Login bugfix work" || first["name_source"] != "custom-title" ||
 		first["repo"] != "api-server" || first["branch"] != "feature/login" || first["cwd"] != api || first["live"] != false || first["pid"] != nil {
 		t.Fatalf("first row: %v", first)
 	}

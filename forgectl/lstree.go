@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/lineage"
 )
 
@@ -17,7 +17,7 @@ import (
 // and the parent's 8-character id prefix ("fork of b3b98d6c"), with
 // "(gone)" when the parent's transcript is no longer on disk; "" for a
 // session with no parent.
-func lineageMark(s *sessions.Session) string {
+func lineageMark(s *harness.Session) string {
 	if s.ParentID == "" {
 		return ""
 	}
@@ -38,7 +38,7 @@ func lineageMark(s *sessions.Session) string {
 }
 
 // appendMark appends a row's lineage mark after its title.
-func appendMark(b []byte, s *sessions.Session) []byte {
+func appendMark(b []byte, s *harness.Session) []byte {
 	if m := lineageMark(s); m != "" {
 		b = append(b, "  ["...)
 		b = append(b, clean(m)...)
@@ -60,7 +60,7 @@ func shortID(id string) string {
 // a chain of thousands (a /clear loop, a script forking again and again),
 // and damaged or hand-made files can make parents name each other.
 type family struct {
-	list     []sessions.Session
+	list     []harness.Session
 	byID     map[string]int
 	children map[int][]int
 	up       []int  // each row's parent row, -1 for none
@@ -71,7 +71,7 @@ type family struct {
 	steps int
 }
 
-func newFamily(list []sessions.Session) *family {
+func newFamily(list []harness.Session) *family {
 	f := &family{list: list, byID: make(map[string]int, len(list)), children: map[int][]int{},
 		up: make([]int, len(list)), cyclic: make([]bool, len(list))}
 	for i := range list {
@@ -215,7 +215,7 @@ func shownSet(n int, idx []int) []bool {
 // roots keeps the hits that are nobody's child among the sessions the
 // listing shows (hidden ones count only with --all): one row per line of
 // work. A session whose parent's transcript is gone is a root.
-func roots(list []sessions.Session, hits, visible []int) []int {
+func roots(list []harness.Session, hits, visible []int) []int {
 	return newFamily(list).roots(hits, visible)
 }
 
@@ -240,7 +240,7 @@ type treeNode struct {
 // buildTree arranges hits (newest first) as a forest: each under its
 // nearest printed ancestor, children newest first, and the tree whose
 // newest activity is latest first.
-func buildTree(list []sessions.Session, hits []int) []*treeNode {
+func buildTree(list []harness.Session, hits []int) []*treeNode {
 	return newFamily(list).tree(hits)
 }
 
@@ -309,7 +309,7 @@ const treeIndent = 8
 
 // writeTree prints the forest as the ls table, each child below its parent
 // behind tree glyphs at the start of its line.
-func writeTree(w io.Writer, now time.Time, list []sessions.Session, forest []*treeNode) error {
+func writeTree(w io.Writer, now time.Time, list []harness.Session, forest []*treeNode) error {
 	t := newTable(w, now, true)
 	// lead[d] is what stands before the glyph of a row d deep: a column
 	// per ancestor below the roots, "│  " while that ancestor has a later
@@ -361,7 +361,7 @@ const treeJSONDepth = 64
 
 // writeTreeJSON prints the forest as the ls --json array, each object with
 // a "children" array of the same objects ([] for none).
-func writeTreeJSON(w io.Writer, list []sessions.Session, forest []*treeNode) error {
+func writeTreeJSON(w io.Writer, list []harness.Session, forest []*treeNode) error {
 	if len(forest) == 0 {
 		_, err := io.WriteString(w, "[]\n")
 		return err
@@ -409,23 +409,23 @@ func writeTreeJSON(w io.Writer, list []sessions.Session, forest []*treeNode) err
 // kin is what a preview knows of a session's relatives: the listing's
 // family for ls, the rows so far for the picker.
 type kin interface {
-	parentOf(s *sessions.Session) *sessions.Session
-	childrenOf(s *sessions.Session) []*sessions.Session
+	parentOf(s *harness.Session) *harness.Session
+	childrenOf(s *harness.Session) []*harness.Session
 }
 
-func (f *family) parentOf(s *sessions.Session) *sessions.Session {
+func (f *family) parentOf(s *harness.Session) *harness.Session {
 	if p, ok := f.byID[s.ParentID]; ok && s.ParentID != "" {
 		return &f.list[p]
 	}
 	return nil
 }
 
-func (f *family) childrenOf(s *sessions.Session) []*sessions.Session {
+func (f *family) childrenOf(s *harness.Session) []*harness.Session {
 	i, ok := f.byID[s.ID]
 	if !ok {
 		return nil
 	}
-	var out []*sessions.Session
+	var out []*harness.Session
 	for _, c := range f.children[i] {
 		out = append(out, &f.list[c])
 	}
@@ -436,15 +436,15 @@ func (f *family) childrenOf(s *sessions.Session) []*sessions.Session {
 // them on, and previews read it meanwhile.
 type growingFamily struct {
 	mu       sync.Mutex
-	byID     map[string]*sessions.Session
-	children map[string][]*sessions.Session
+	byID     map[string]*harness.Session
+	children map[string][]*harness.Session
 }
 
 func newGrowingFamily() *growingFamily {
-	return &growingFamily{byID: map[string]*sessions.Session{}, children: map[string][]*sessions.Session{}}
+	return &growingFamily{byID: map[string]*harness.Session{}, children: map[string][]*harness.Session{}}
 }
 
-func (g *growingFamily) add(s *sessions.Session) {
+func (g *growingFamily) add(s *harness.Session) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	// The newest of two transcripts with one id stands for it, as resume
@@ -457,7 +457,7 @@ func (g *growingFamily) add(s *sessions.Session) {
 	}
 }
 
-func (g *growingFamily) parentOf(s *sessions.Session) *sessions.Session {
+func (g *growingFamily) parentOf(s *harness.Session) *harness.Session {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if s.ParentID == "" {
@@ -466,15 +466,15 @@ func (g *growingFamily) parentOf(s *sessions.Session) *sessions.Session {
 	return g.byID[s.ParentID]
 }
 
-func (g *growingFamily) childrenOf(s *sessions.Session) []*sessions.Session {
+func (g *growingFamily) childrenOf(s *harness.Session) []*harness.Session {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return append([]*sessions.Session(nil), g.children[s.ID]...)
+	return append([]*harness.Session(nil), g.children[s.ID]...)
 }
 
 // lineageLines are the preview's lines about where a session came from and
 // what came from it.
-func lineageLines(k kin, s *sessions.Session, now time.Time, line func(k, v string)) {
+func lineageLines(k kin, s *harness.Session, now time.Time, line func(k, v string)) {
 	if k == nil {
 		return
 	}

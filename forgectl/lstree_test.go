@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/paths"
 	"github.com/google/go-cmp/cmp"
 )
@@ -19,9 +19,9 @@ var treeNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 // (which has a fork FF and a branch BF), a /clear chain C1 -> C2 -> C3, a
 // fork O of a deleted session, a hidden print-mode H with a fork HF, and
 // two sessions that name each other (damaged files).
-func lineageList() []sessions.Session {
+func lineageList() []harness.Session {
 	at := func(min int) time.Time { return treeNow.Add(-time.Duration(min) * time.Minute) }
-	return []sessions.Session{
+	return []harness.Session{
 		{ID: "c3333333-0000", Name: "third", LastActivity: at(1), ParentID: "c2222222-0000", Relation: "clear", ParentExists: true},
 		{ID: "ff000000-0000", Name: "Parent work", LastActivity: at(2), ParentID: "f0000000-0000", Relation: "fork", ParentExists: true},
 		{ID: "hf000000-0000", Name: "fork of print", LastActivity: at(3), ParentID: "h0000000-0000", Relation: "fork", ParentExists: true},
@@ -37,7 +37,7 @@ func lineageList() []sessions.Session {
 	}
 }
 
-func ids(list []sessions.Session, idx []int) []string {
+func ids(list []harness.Session, idx []int) []string {
 	out := make([]string, len(idx))
 	for k, i := range idx {
 		out[k] = list[i].ID[:2]
@@ -45,7 +45,7 @@ func ids(list []sessions.Session, idx []int) []string {
 	return out
 }
 
-func visible(list []sessions.Session, all bool) []int {
+func visible(list []harness.Session, all bool) []int {
 	var out []int
 	for i := range list {
 		if all || !list[i].Hidden {
@@ -57,14 +57,14 @@ func visible(list []sessions.Session, all bool) []int {
 
 func TestLineageMark(t *testing.T) {
 	for _, c := range []struct {
-		s    sessions.Session
+		s    harness.Session
 		want string
 	}{
-		{sessions.Session{}, ""},
-		{sessions.Session{ParentID: "b3b98d6c-1111-2222", Relation: "fork", ParentExists: true}, "fork of b3b98d6c"},
-		{sessions.Session{ParentID: "b3b98d6c-1111-2222", Relation: "branch", ParentExists: true}, "branch of b3b98d6c"},
-		{sessions.Session{ParentID: "b3b98d6c-1111-2222", Relation: "clear", ParentExists: true}, "after /clear of b3b98d6c"},
-		{sessions.Session{ParentID: "b3b98d6c-1111-2222", Relation: "fork"}, "fork of b3b98d6c (gone)"},
+		{harness.Session{}, ""},
+		{harness.Session{ParentID: "b3b98d6c-1111-2222", Relation: "fork", ParentExists: true}, "fork of b3b98d6c"},
+		{harness.Session{ParentID: "b3b98d6c-1111-2222", Relation: "branch", ParentExists: true}, "branch of b3b98d6c"},
+		{harness.Session{ParentID: "b3b98d6c-1111-2222", Relation: "clear", ParentExists: true}, "after /clear of b3b98d6c"},
+		{harness.Session{ParentID: "b3b98d6c-1111-2222", Relation: "fork"}, "fork of b3b98d6c (gone)"},
 	} {
 		if got := lineageMark(&c.s); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
@@ -224,11 +224,11 @@ func TestPickRowCarriesTheMark(t *testing.T) {
 // chainList is a lineage chain n long, newest first as a listing is: each
 // session made out of the one before it (branch, fork and /clear in turn),
 // the deepest the newest. hide says which depths are hidden.
-func chainList(n int, hide func(depth int) bool) []sessions.Session {
+func chainList(n int, hide func(depth int) bool) []harness.Session {
 	rel := []string{"branch", "fork", "clear"}
-	list := make([]sessions.Session, n)
+	list := make([]harness.Session, n)
 	for d := 0; d < n; d++ {
-		s := sessions.Session{ID: chainID(d), Name: fmt.Sprintf("step %d", d), LastActivity: treeNow.Add(-time.Duration(n-d) * time.Minute)}
+		s := harness.Session{ID: chainID(d), Name: fmt.Sprintf("step %d", d), LastActivity: treeNow.Add(-time.Duration(n-d) * time.Minute)}
 		if d > 0 {
 			s.ParentID, s.Relation, s.ParentExists = chainID(d-1), rel[d%3], true
 		}
@@ -248,7 +248,7 @@ func chainID(depth int) string { return fmt.Sprintf("c%07d-0000-4000-8000-%012d"
 // session walked up to its root, n²/2 steps for a chain.
 func TestLineageWalksAreLinear(t *testing.T) {
 	const n = 5000
-	ring := func(n int) []sessions.Session {
+	ring := func(n int) []harness.Session {
 		list := chainList(n, nil)
 		list[n-1].ParentID, list[n-1].Relation = list[0].ID, "fork" // the root names the deepest
 		return list
@@ -256,7 +256,7 @@ func TestLineageWalksAreLinear(t *testing.T) {
 	tail := ring(2)
 	tail = append(chainList(n, nil)[:n-1], tail...) // a chain hanging off a 2-ring
 	tail[n-2].ParentID = tail[n-1].ID
-	for name, list := range map[string][]sessions.Session{
+	for name, list := range map[string][]harness.Session{
 		"a chain":                          chainList(n, nil),
 		"a chain, every other hidden":      chainList(n, func(d int) bool { return d%2 == 1 }),
 		"a chain, all hidden but the ends": chainList(n, func(d int) bool { return d > 0 && d < n-1 }),
@@ -287,7 +287,7 @@ func TestLineageWalksAreLinear(t *testing.T) {
 // shown member going round, and nothing walks forever.
 func TestLineageCycles(t *testing.T) {
 	at := func(min int) time.Time { return treeNow.Add(-time.Duration(min) * time.Minute) }
-	list := []sessions.Session{
+	list := []harness.Session{
 		{ID: "t2", LastActivity: at(1), ParentID: "t1", Relation: "fork", ParentExists: true},
 		{ID: "t1", LastActivity: at(2), ParentID: "r1", Relation: "fork", ParentExists: true},
 		{ID: "r1", LastActivity: at(3), ParentID: "r2", Relation: "fork", ParentExists: true, Hidden: true},
@@ -320,7 +320,7 @@ func TestWriteTreeCapsIndentation(t *testing.T) {
 	list := chainList(11, nil)
 	// s8 is c7's second child, older than c8: it comes after c8's subtree,
 	// so c7's column carries a bar down to it.
-	list = append(list, sessions.Session{ID: "s8000000-0000-4000-8000-000000000000", LastActivity: treeNow.Add(-time.Hour),
+	list = append(list, harness.Session{ID: "s8000000-0000-4000-8000-000000000000", LastActivity: treeNow.Add(-time.Hour),
 		ParentID: chainID(7), Relation: "fork", ParentExists: true})
 	var b bytes.Buffer
 	if err := writeTree(&b, treeNow, list, buildTree(list, visible(list, false))); err != nil {

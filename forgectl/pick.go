@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/picker"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/exitcode"
@@ -37,7 +38,7 @@ var errNoSessions = errors.New("no sessions")
 //
 // Task counts are left out of the listing (the preview reads them for the
 // one session shown).
-func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Session, error) {
+func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Session, error) {
 	claude := a.claudePaths()
 	src := picker.NewSource()
 	now := a.now()
@@ -51,7 +52,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	fam := newGrowingFamily()
 	go func() {
 		rows := 0
-		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose}, func(s *sessions.Session) error {
+		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose}, func(s *harness.Session) error {
 			fam.add(s) // a hidden parent is still named in a preview
 			if s.Hidden && !o.all {
 				return nil

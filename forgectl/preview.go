@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/paths"
 )
@@ -12,7 +13,7 @@ import (
 // preview is the picker's preview of a session: what it is, where it runs,
 // whether it is live, its tasks, its first and last prompt, and (given its
 // kin) its parent and children.
-func preview(s *sessions.Session, now time.Time, claude paths.Claude, width int, k kin) string {
+func preview(s *harness.Session, now time.Time, claude paths.Claude, width int, k kin) string {
 	var b strings.Builder
 	line := func(k, v string) {
 		if v != "" {

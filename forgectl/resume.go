@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/match"
-	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
@@ -54,7 +54,7 @@ type resumeOpts struct {
 
 // plan is everything a resume will do, resolved before anything is done.
 type plan struct {
-	session *sessions.Session
+	session *harness.Session
 	binary  string
 	argv    []string
 	env     []string // additions only
@@ -130,7 +130,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 	return a.resumeSession(ctx, cfg, proxyEnv, s, o)
 }
 
-func (a *app) resumeSession(ctx context.Context, cfg *config.Config, proxyEnv []string, s *sessions.Session, o resumeOpts) error {
+func (a *app) resumeSession(ctx context.Context, cfg *config.Config, proxyEnv []string, s *harness.Session, o resumeOpts) error {
 	if a.verdict != nil {
 		a.verdict.found(s)
 	}
@@ -174,7 +174,7 @@ func (a *app) refuseProxy(err error) {
 
 // plan resolves a resume without side effects, refusing what the real run
 // would refuse, with the same exit code.
-func (a *app) plan(cfg *config.Config, proxyEnv []string, s *sessions.Session, fork bool) (plan, error) {
+func (a *app) plan(cfg *config.Config, proxyEnv []string, s *harness.Session, fork bool) (plan, error) {
 	if s.Live && !fork && (a.assumeStopped == 0 || s.Pid != a.assumeStopped) {
 		a.why("live")
 		where := fmt.Sprintf("pid %d", s.Pid)
@@ -202,10 +202,7 @@ func (a *app) plan(cfg *config.Config, proxyEnv []string, s *sessions.Session, f
 		return plan{}, err
 	}
 	argv := append([]string{bin}, prof.Args(a.stdoutTTY)...)
-	argv = append(argv, "--resume", s.ID)
-	if fork {
-		argv = append(argv, "--fork-session")
-	}
+	argv = append(argv, a.harness().ResumeArgs(s, fork)...)
 	p := plan{session: s, binary: bin, argv: argv, env: prof.Environ(proxyEnv)}
 	if s.Snapshot != nil {
 		p.tasks = s.Snapshot.TaskBodies()
@@ -303,7 +300,7 @@ func (a *app) lsCommand() *ffcli.Command {
 				return a.lsLineage(ctx, strings.Join(args, " "), *all, *verbose, *asJSON, *tree)
 			}
 			m := match.New(strings.Join(args, " "), *all)
-			var out interface{ add(*sessions.Session) }
+			var out interface{ add(*harness.Session) }
 			var closeOut func() error
 			if *asJSON {
 				j := newJSONArray(a.stdout)
@@ -314,7 +311,7 @@ func (a *app) lsCommand() *ffcli.Command {
 			}
 			filtered := strings.TrimSpace(strings.Join(args, " ")) != ""
 			var total, shown, hidden, live int
-			_, err := a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered}, func(s *sessions.Session) error {
+			_, err := a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered}, func(s *harness.Session) error {
 				total++
 				if s.Hidden {
 					hidden++
@@ -356,8 +353,8 @@ func (a *app) lsCommand() *ffcli.Command {
 // child can be listed before its parent), so the sessions are collected
 // first.
 func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON, tree bool) error {
-	var list []sessions.Session
-	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true}, func(s *sessions.Session) error {
+	var list []harness.Session
+	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true}, func(s *harness.Session) error {
 		list = append(list, *s)
 		return nil
 	})
@@ -365,7 +362,7 @@ func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON
 		return err
 	}
 	m := match.New(filter, all)
-	at := make(map[*sessions.Session]int, len(list))
+	at := make(map[*harness.Session]int, len(list))
 	var visible []int
 	for i := range list {
 		at[&list[i]] = i

@@ -3,13 +3,13 @@ package main
 import (
 	"time"
 
-	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/paths"
 )
 
 // pickItem adapts a session to the picker.
 type pickItem struct {
-	s      *sessions.Session
+	s      *harness.Session
 	now    time.Time
 	row    string
 	claude paths.Claude // to count tasks for the preview when the listing skipped them
@@ -22,7 +22,7 @@ func (p pickItem) Preview(width int) string { return preview(p.s, p.now, p.claud
 
 // pickRow is a session's row in the picker: age, repo, branch, title and a
 // live mark, in columns.
-func pickRow(now time.Time, s *sessions.Session) string {
+func pickRow(now time.Time, s *harness.Session) string {
 	b := make([]byte, 0, 160)
 	b = appendAgeColumn(b, now, s.LastActivity)
 	b = append(b, "  "...)

@@ -10,9 +10,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/search"
-	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/jsonl"
@@ -82,7 +82,7 @@ func (a *app) parseQuery(s, cmd string) (search.Query, error) {
 
 // found is a search's sessions, in listing order (newest first).
 type found struct {
-	list []sessions.Session
+	list []harness.Session
 	idx  []int
 	hits map[string][]search.Hit // by transcript path
 	// hidden are the matching sessions left out for being hidden (indexes
@@ -118,7 +118,7 @@ func (a *app) rawSearch(ctx context.Context, q search.Query) (search.Result, err
 }
 
 func (a *app) searchOptions() search.Options {
-	return search.Options{Projects: a.claudePaths().Projects(), Dir: filepath.Join(a.forgectlPaths().Cache(), "search")}
+	return search.Options{Harness: a.harness(), Dir: filepath.Join(a.forgectlPaths().Cache(), "search")}
 }
 
 // searchSessions runs the search, then lists just the sessions it found
@@ -148,8 +148,8 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 	for p := range res.Hits {
 		paths = append(paths, p)
 	}
-	var listed []sessions.Session
-	_, lerr := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, paths: paths}, func(s *sessions.Session) error {
+	var listed []harness.Session
+	_, lerr := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, paths: paths}, func(s *harness.Session) error {
 		listed = append(listed, *s)
 		return nil
 	})
@@ -314,7 +314,7 @@ func writeSearchJSON(w io.Writer, f found) error {
 // resolveSearch is `forgectl resume --search QUERY [FILTER]`: the sessions
 // holding the query (narrowed by FILTER's rules when one is given), resolved
 // as a FILTER's hits are.
-func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*sessions.Session, error) {
+func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*harness.Session, error) {
 	q, err := a.parseQuery(o.search, "resume")
 	if err != nil {
 		return nil, err
@@ -330,7 +330,7 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*sessions.Sessio
 			m.Add(&f.list[i])
 		}
 		keep, _ := m.Hits()
-		in := map[*sessions.Session]bool{}
+		in := map[*harness.Session]bool{}
 		for _, s := range keep {
 			in[s] = true
 		}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/picker"
 	"forgectl.dev/forgectl/internal/search"
-	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/exitcode"
 )
 
@@ -33,7 +33,7 @@ func (s searchItem) Preview(width int) string {
 
 // pickSearchHits opens the picker over the hits; the rows are final (the
 // listing is done), so the picker shows them at once.
-func (a *app) pickSearchHits(ctx context.Context, f found) (*sessions.Session, error) {
+func (a *app) pickSearchHits(ctx context.Context, f found) (*harness.Session, error) {
 	now := a.now()
 	claude := a.claudePaths()
 	items := make([]picker.Item, len(f.idx))

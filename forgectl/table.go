@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/harness"
 )
 
 // tableSample is how many rows set the table's column widths. The rest
@@ -39,7 +39,7 @@ func newTable(w io.Writer, now time.Time, header bool) *table {
 
 // cells are a session's columns; a child's title ends with its lineage
 // mark ("[fork of b3b98d6c]"), which is never cut.
-func (t *table) cells(s *sessions.Session) [7]string {
+func (t *table) cells(s *harness.Session) [7]string {
 	name := clean(cut(title(s), cutTo[6]))
 	if s.ParentID != "" {
 		name = string(appendMark([]byte(name), s))
@@ -48,7 +48,7 @@ func (t *table) cells(s *sessions.Session) [7]string {
 		taskCell(s), liveCell(s), name}
 }
 
-func (t *table) add(s *sessions.Session) { t.addCells(t.cells(s)) }
+func (t *table) add(s *harness.Session) { t.addCells(t.cells(s)) }
 
 func (t *table) addCells(c [7]string) {
 	if t.widths[0] == 0 {
@@ -113,14 +113,14 @@ func (t *table) close() error {
 	return t.err
 }
 
-func taskCell(s *sessions.Session) string {
+func taskCell(s *harness.Session) string {
 	if s.Tasks.Total == 0 {
 		return "-"
 	}
 	return strconv.Itoa(s.Tasks.Completed) + "/" + strconv.Itoa(s.Tasks.Total)
 }
 
-func liveCell(s *sessions.Session) string {
+func liveCell(s *harness.Session) string {
 	if s.Live {
 		return "live:" + strconv.Itoa(s.Pid)
 	}

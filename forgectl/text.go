@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/harness"
 )
 
 // age renders a time as "5m ago", compact enough for a table column.
@@ -31,7 +31,7 @@ func appendAge(b []byte, now, t time.Time) []byte {
 	return append(strconv.AppendInt(b, n, 10), unit...)
 }
 
-func title(s *sessions.Session) string {
+func title(s *harness.Session) string {
 	if s.Name != "" {
 		return s.Name
 	}

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/exitcode"
 	wire "forgectl.dev/shared/verdict"
 )
@@ -41,7 +41,7 @@ func (a *app) why(reason string) {
 	}
 }
 
-func (v *verdict) found(s *sessions.Session) {
+func (v *verdict) found(s *harness.Session) {
 	v.SessionID, v.Cwd, v.Transcript = s.ID, s.Cwd, s.Transcript
 }
 

@@ -10,7 +10,7 @@ package match
 import (
 	"strings"
 
-	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/harness"
 )
 
 // Tier says which rule matched.
@@ -34,7 +34,7 @@ type Matcher struct {
 	filter, lower string
 	includeHidden bool
 	best          int // index into tiers of the kept hits; len(tiers) when none
-	hits          []*sessions.Session
+	hits          []*harness.Session
 }
 
 var tiers = [...]Tier{ExactID, IDPrefix, ExactName, Substring}
@@ -46,7 +46,7 @@ func New(filter string, includeHidden bool) *Matcher {
 }
 
 // tier is the best tier s matches, or len(tiers).
-func (m *Matcher) tier(s *sessions.Session) int {
+func (m *Matcher) tier(s *harness.Session) int {
 	if m.filter == "" {
 		if s.Hidden && !m.includeHidden {
 			return len(tiers)
@@ -75,7 +75,7 @@ func containsFold(s, lower string) bool {
 }
 
 // Add offers s; it reports whether s is among the hits now.
-func (m *Matcher) Add(s *sessions.Session) bool {
+func (m *Matcher) Add(s *harness.Session) bool {
 	t := m.tier(s)
 	switch {
 	case t > m.best || t == len(tiers):
@@ -94,7 +94,7 @@ func (m *Matcher) Add(s *sessions.Session) bool {
 
 // Hits returns the selected sessions, newest first, and the tier that
 // selected them.
-func (m *Matcher) Hits() ([]*sessions.Session, Tier) {
+func (m *Matcher) Hits() ([]*harness.Session, Tier) {
 	if m.best == len(tiers) {
 		return nil, None
 	}

@@ -3,12 +3,12 @@ package match
 import (
 	"testing"
 
-	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/harness"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestMatcher(t *testing.T) {
-	list := []sessions.Session{
+	list := []harness.Session{
 		{ID: "1fc9d747-58cb-4e62-b7f1-a85d62252943", Name: "Login bugfix work", Repo: "web-app", Cwd: "/home/a/src/web-app"},
 		{ID: "1fc9aaaa-0000-0000-0000-000000000000", Name: "Login", Repo: "api", Cwd: "/home/a/src/api"},
 		{ID: "77777777-0000-0000-0000-000000000000", Repo: "forgectl", Cwd: "/home/a/src/forgectl"},

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/fresh"
-	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/parallel"
@@ -22,8 +22,8 @@ import (
 
 // Options says where the transcripts and the index are.
 type Options struct {
-	// Projects is Claude Code's projects directory.
-	Projects string
+	// Harness is the agent whose session files are indexed.
+	Harness harness.Harness
 	// Dir holds the index (forgectl's cache/search); it is created.
 	Dir string
 	// Workers bounds parallel transcript reads; 0 means GOMAXPROCS.
@@ -141,7 +141,7 @@ func update(ctx context.Context, opt Options, st *Stats) (*index, []error, error
 	if err != nil {
 		return nil, nil, err
 	}
-	files, problems, err := walk(ctx, opt.Projects)
+	files, problems, err := walk(ctx, opt.Harness)
 	if err != nil {
 		ix.close()
 		return nil, nil, err
@@ -470,12 +470,12 @@ func (ix *index) read(rs *readScratch, j *job) jobResult {
 	return jobResult{j: j, msgs: msgs, tokens: tokensOf(msgs, rs.set), e: e}
 }
 
-// walk lists the transcripts the listing's walk finds.
-func walk(ctx context.Context, root string) ([]fileRef, []error, error) {
-	ts, problems, err := sessions.Walk(ctx, root)
-	files := make([]fileRef, len(ts))
-	for k, t := range ts {
-		files[k] = fileRef{path: t.Path, File: fresh.File{Ino: t.Ino, Size: t.Size, MtimeNs: t.MtimeNs}}
+// walk lists the session files the harness's walk finds.
+func walk(ctx context.Context, h harness.Harness) ([]fileRef, []error, error) {
+	hf, problems, err := h.Walk(ctx)
+	files := make([]fileRef, len(hf))
+	for k := range hf {
+		files[k] = fileRef{path: hf[k].Path(), File: hf[k].File}
 	}
 	return files, problems, err
 }

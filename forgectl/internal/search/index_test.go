@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/fresh"
+	"forgectl.dev/forgectl/internal/harness/claude"
+	"forgectl.dev/shared/paths"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -24,8 +26,8 @@ type tree struct {
 
 func newTree(t *testing.T) *tree {
 	d := t.TempDir()
-	tr := &tree{t: t, projects: filepath.Join(d, "projects")}
-	tr.opt = Options{Projects: tr.projects, Dir: filepath.Join(d, "cache", "search")}
+	tr := &tree{t: t, projects: filepath.Join(d, "claude", "projects")}
+	tr.opt = Options{Harness: claude.New(paths.Claude{Root: filepath.Join(d, "claude")}), Dir: filepath.Join(d, "cache", "search")}
 	return tr
 }
 

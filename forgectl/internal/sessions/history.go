@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"forgectl.dev/forgectl/internal/fresh"
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/lineage"
@@ -52,7 +53,7 @@ func readHistory(path string, ix *storedIndex) (*history, error) {
 		}
 		return h, err
 	}
-	now := fresh.File{Ino: uint64(st.Ino), Size: st.Size, MtimeNs: unixMtimeNs(&st)}
+	now := fresh.File{Ino: uint64(st.Ino), Size: st.Size, MtimeNs: fresh.MtimeNs(&st)}
 	if old.Same(now) {
 		h.file = old
 		return h, nil
@@ -131,12 +132,12 @@ func (h *history) get(id string) (histEntry, bool) {
 // can be released behind it); then those of sessions with no transcript.
 // It fails when the stored index shrank under the listing, whose entries
 // it cannot copy then.
-func (h *history) write(w *indexWriter, files []fileRef) error {
+func (h *history) write(w *indexWriter, files []harness.File) error {
 	// Which ids are written already: a sorted slice of the names' ids and
 	// a flag for each (a map of 100,000 ids was a tenth of the peak).
 	ids := make([]string, len(files))
 	for k := range files {
-		ids[k] = strings.TrimSuffix(files[k].name, ".jsonl")
+		ids[k] = strings.TrimSuffix(files[k].Name, ".jsonl")
 	}
 	sort.Strings(ids)
 	ids = slices.Compact(ids)
@@ -153,7 +154,7 @@ func (h *history) write(w *indexWriter, files []fileRef) error {
 		return true
 	}
 	for k := range files {
-		id := strings.TrimSuffix(files[k].name, ".jsonl")
+		id := strings.TrimSuffix(files[k].Name, ".jsonl")
 		if e, ok := h.get(id); ok && mark(id) {
 			w.history(id, e)
 		}

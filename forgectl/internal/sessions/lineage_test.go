@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/shared/lineage"
 	"github.com/google/go-cmp/cmp"
 )
@@ -56,7 +57,7 @@ func TestListLineage(t *testing.T) {
 	}
 	idx := filepath.Join(f.home, "idx")
 	for _, pass := range []string{"cold", "warm"} {
-		res, err := listAll(Options{Claude: f.claude, IndexPath: idx})
+		res, err := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
 		if err != nil {
 			t.Fatal(err)
 		}

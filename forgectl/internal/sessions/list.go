@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/lineage"
@@ -20,6 +21,11 @@ import (
 
 // Options configures a listing.
 type Options struct {
+	// Harness is the agent whose sessions are listed: its walk and how
+	// its sessions resume.
+	Harness harness.Harness
+	// Claude is where Claude Code's registry, history and task lists are,
+	// which rows are joined with.
 	Claude    paths.Claude
 	Snapshots snapstore.Store
 	// IndexPath is the index file; "" disables it (every file is read).
@@ -67,7 +73,7 @@ const releaseEvery = 4096
 // session. An error from emit ends the listing and is returned (ErrStop
 // ends it quietly). The index is brought up to date at the end, also when
 // the listing was stopped: a picker left early still leaves what it read.
-func List(parent context.Context, opt Options, emit func(*Session) error) (Stats, error) {
+func List(parent context.Context, opt Options, emit func(*harness.Session) error) (Stats, error) {
 	var st Stats
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
@@ -83,14 +89,15 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 		hist, histErr = readHistory(opt.Claude.History(), ix)
 	})
 	wg.Go(func() { j = readJoins(opt) })
-	var files []fileRef
+	var files []harness.File
 	var problems []error
 	var err error
 	if opt.Paths != nil {
-		files = statPaths(opt.Paths)
+		files = opt.Harness.Stat(opt.Paths)
 	} else {
-		files, problems, err = walk(ctx, opt.Claude.Projects())
+		files, problems, err = opt.Harness.Walk(ctx)
 	}
+	sortNewestFirst(files)
 	wg.Wait()
 	if err != nil {
 		return st, err
@@ -174,7 +181,7 @@ func List(parent context.Context, opt Options, emit func(*Session) error) (Stats
 
 // slot is one transcript's outcome, made by a worker.
 type slot struct {
-	sess    *Session
+	sess    *harness.Session
 	ent     *indexEntry // the record to store, when it changed
 	rawAt   int64       // where the stored record is, when it did not; 0: none
 	scanned bool        // the transcript was read
@@ -184,6 +191,7 @@ type slot struct {
 
 // joins is what rows are joined with besides their transcript.
 type joins struct {
+	harness  string // the harness's name, for each row
 	live     map[string]registry.Entry
 	snaps    map[string]*snapstore.Record
 	taskDirs map[string]bool
@@ -191,7 +199,7 @@ type joins struct {
 	hist     *history
 	claude   paths.Claude
 	problems []error
-	files    []fileRef // every transcript the walk found
+	files    []harness.File // every transcript the walk found
 	idsOnce  sync.Once
 	ids      []string // their session ids, sorted, once a parent is looked up
 	// clears are the history's /clear lines in time order, made the first
@@ -201,7 +209,7 @@ type joins struct {
 }
 
 func readJoins(opt Options) *joins {
-	j := &joins{claude: opt.Claude, snaps: map[string]*snapstore.Record{},
+	j := &joins{harness: opt.Harness.Name(), claude: opt.Claude, snaps: map[string]*snapstore.Record{},
 		repos: &repoCache{home: opt.Home, names: map[string]repoInfo{}}}
 	var rproblems []error
 	j.live, rproblems = liveSessions(opt.Claude.Registry())
@@ -220,9 +228,9 @@ func readJoins(opt Options) *joins {
 }
 
 // row summarises one transcript and makes its row.
-func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bool) slot {
+func (j *joins) row(sc *jsonl.Scanner, f *harness.File, ix *storedIndex, skipTasks bool) slot {
 	var sl slot
-	path := f.path() // once: the lookup, the reads and the row share it
+	path := f.Path() // once: the lookup, the reads and the row share it
 	old, off := ix.lookup(path)
 	sl.stored = old != nil
 	ent, scanned, err := summarise(sc, f, path, old)
@@ -233,6 +241,7 @@ func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bo
 	}
 	ent, sl.problem = sidecar(f, path, ent)
 	s := build(f, path, ent)
+	s.Harness = j.harness
 	if rec := j.snaps[s.ID]; rec != nil {
 		s.Snapshot = rec
 		if derivedName(s.NameSource) && rec.Name != "" {
@@ -283,7 +292,7 @@ func (j *joins) row(sc *jsonl.Scanner, f *fileRef, ix *storedIndex, skipTasks bo
 // and the history's /clear lines (see lineage.Decide); a parent exists
 // when the walk found its transcript. Few sessions carry a marker, so the
 // set of listed ids is made the first time one does.
-func (j *joins) setLineage(s *Session, m lineage.Marks) {
+func (j *joins) setLineage(s *harness.Session, m lineage.Marks) {
 	j.clearsOnce.Do(func() { j.clears = lineage.NewClears(j.hist.file.Clears) })
 	l := lineage.Decide(lineage.Node{ID: s.ID, Marks: m}, j.clears)
 	if l.Parent == "" {
@@ -294,7 +303,7 @@ func (j *joins) setLineage(s *Session, m lineage.Marks) {
 		// them cost the listing a fifth of its heap.
 		j.ids = make([]string, len(j.files))
 		for k := range j.files {
-			j.ids[k] = strings.TrimSuffix(j.files[k].name, ".jsonl")
+			j.ids[k] = strings.TrimSuffix(j.files[k].Name, ".jsonl")
 		}
 		sort.Strings(j.ids)
 	})
@@ -319,7 +328,7 @@ type indexSave struct {
 
 // take notes slot k, the next in order, and writes it if the index is
 // being rewritten; a written slot lets go of its record.
-func (s *indexSave) take(files []fileRef, slots []slot, k int) {
+func (s *indexSave) take(files []harness.File, slots []slot, k int) {
 	sl := &slots[k]
 	if sl.stored {
 		s.stored++
@@ -337,7 +346,7 @@ func (s *indexSave) take(files []fileRef, slots []slot, k int) {
 }
 
 // open starts the rewrite, writing the slots taken so far.
-func (s *indexSave) open(files []fileRef, slots []slot, upTo int) {
+func (s *indexSave) open(files []harness.File, slots []slot, upTo int) {
 	// A second Ctrl-C may end the process in the middle of the listing.
 	s.w, s.err = newIndexWriter(s.path, func(fn func()) func() { return interrupt.OnExit(s.ctx, fn) })
 	if s.err != nil {
@@ -348,12 +357,12 @@ func (s *indexSave) open(files []fileRef, slots []slot, upTo int) {
 	}
 }
 
-func (s *indexSave) put(files []fileRef, slots []slot, k int) {
+func (s *indexSave) put(files []harness.File, slots []slot, k int) {
 	switch sl := &slots[k]; {
 	case sl.ent != nil:
-		s.w.entry(files[k].path(), sl.ent)
+		s.w.entry(files[k].Path(), sl.ent)
 	case sl.rawAt != 0:
-		s.w.copied(files[k].path(), s.ix, sl.rawAt)
+		s.w.copied(files[k].Path(), s.ix, sl.rawAt)
 	}
 	slots[k].ent, slots[k].rawAt = nil, 0
 }
@@ -364,7 +373,7 @@ func (s *indexSave) put(files []fileRef, slots []slot, k int) {
 // when nothing changed. An index that shrank under the listing is not
 // rewritten: the records it kept cannot be copied, and the next listing
 // finds it damaged and rebuilds it.
-func (s *indexSave) finish(files []fileRef, slots []slot, done int, hist *history, damaged bool) error {
+func (s *indexSave) finish(files []harness.File, slots []slot, done int, hist *history, damaged bool) error {
 	if err := s.ix.failure(); err != nil {
 		s.abandon()
 		return err
@@ -375,8 +384,8 @@ func (s *indexSave) finish(files []fileRef, slots []slot, done int, hist *histor
 	for k := s.taken; k < len(files); k++ {
 		sl := &slots[k]
 		if k >= done && sl.ent == nil {
-			if old, off := s.ix.lookup(files[k].path()); old != nil {
-				if old.stamp().Same(files[k].stat()) {
+			if old, off := s.ix.lookup(files[k].Path()); old != nil {
+				if old.stamp().Same(files[k].File) {
 					sl.rawAt, sl.stored = off, true
 				} else {
 					s.changed = true // dropped: read whole next time
@@ -508,7 +517,7 @@ func (p *pipe) doneUpTo() int {
 // within a keystroke; a session deleted since the last listing can still
 // be offered, and one started since is not. Only identity, names, cwd,
 // repo and the hidden flag are filled in. It reports how many it handed on.
-func Indexed(opt Options, fn func(*Session)) (int, error) {
+func Indexed(opt Options, fn func(*harness.Session)) (int, error) {
 	ix, err := openIndex(opt.IndexPath)
 	if err != nil {
 		return 0, err
@@ -534,8 +543,9 @@ func Indexed(opt Options, fn func(*Session)) (int, error) {
 		}
 		dir, name := filepath.Split(path)
 		dir = filepath.Clean(dir)
-		f := fileRef{dir: &dir, name: name, ino: ent.Ino, size: ent.Size, mt: ent.MtimeNs}
+		f := harness.File{Dir: &dir, Name: name, File: ent.File}
 		s := build(&f, path, ent)
+		s.Harness = opt.Harness.Name()
 		s.Repo, s.CwdExists = repos.repo(s.Cwd)
 		fn(&s)
 		n++

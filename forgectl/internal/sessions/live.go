@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/paths"
 
 	"forgectl.dev/shared/fsutil"
@@ -45,7 +46,7 @@ func listDirs(root string) map[string]bool {
 // date on s: whether it is live now (the registry is read again) and
 // whether its transcript is still there. It reports a transcript that is
 // gone.
-func Refresh(c paths.Claude, s *Session) (gone bool) {
+func Refresh(c paths.Claude, s *harness.Session) (gone bool) {
 	if _, err := os.Stat(s.Transcript); errors.Is(err, os.ErrNotExist) {
 		return true
 	}

@@ -20,68 +20,22 @@ import (
 	"strings"
 	"time"
 
-	"forgectl.dev/shared/registry"
-	"forgectl.dev/shared/snapstore"
-	"forgectl.dev/shared/tasks"
+	"forgectl.dev/forgectl/internal/harness"
 )
 
-// Session is one row of the listing.
-type Session struct {
-	ID          string
-	Name        string
-	NameSource  string // agent-name, custom-title, custom-title-file, ai-title, summary, registry, snapshot, or ""
-	FirstPrompt string
-	LastPrompt  string
-	// LastPromptAt is when the newest prompt was submitted, from the prompt
-	// history; zero when history has no line for the session.
-	LastPromptAt time.Time
-	Cwd          string
-	CwdExists    bool
-	Repo         string
-	Branch       string
-	LastActivity time.Time
-	Entrypoint   string
-	Version      string
-	Size         int64
-	Transcript   string
-	Messages     int
-	BrokenLines  int
-
-	Live      bool
-	Pid       int
-	Tmux      string
-	Status    string // the registry's status for a live session
-	LiveState registry.State
-
-	Tasks       tasks.Counts
-	TasksSource string // "live" (tasks/<id>/), "snapshot", "none", or "" when not counted
-
-	Hidden       bool
-	HiddenReason string // sidechain, print-mode (sdk-*), continued, team, empty
-
-	Snapshot *snapstore.Record
-
-	// ParentID is the session this one was branched or forked from, or
-	// continued after /clear (Relation says which: lineage.Branch, Fork,
-	// Clear); "" for none. ParentExists says its transcript is listed.
-	ParentID     string
-	Relation     string
-	ParentExists bool
-}
-
 // build makes the row of a transcript from its record.
-func build(f *fileRef, path string, ent *indexEntry) Session {
+func build(f *harness.File, path string, ent *indexEntry) harness.Session {
 	sum := &ent.Sum
-	s := Session{
-		ID:           strings.TrimSuffix(f.name, ".jsonl"),
+	s := harness.Session{
+		ID:           strings.TrimSuffix(f.Name, ".jsonl"),
 		FirstPrompt:  sum.FirstPrompt,
 		LastPrompt:   sum.Latest(),
 		Cwd:          sum.ProjectCwd(),
 		Branch:       sum.GitBranch,
-		LastActivity: time.Unix(0, f.mt).UTC(),
+		LastActivity: time.Unix(0, f.MtimeNs).UTC(),
 		Entrypoint:   sum.Entrypoint,
 		Version:      sum.Version,
-		Size:         f.size,
+		Size:         f.Size,
 		Transcript:   path,
 		Messages:     sum.Messages,
 		BrokenLines:  sum.BrokenLines,

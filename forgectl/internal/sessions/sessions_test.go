@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/forgectl/internal/fresh"
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/paths"
@@ -39,13 +42,13 @@ func (f *fixture) transcript(cwd, id string, mtime time.Time, lines ...string) s
 
 // result is a whole listing, collected.
 type result struct {
-	Sessions []Session
+	Sessions []harness.Session
 	Stats
 }
 
 func listAll(opt Options) (result, error) {
 	var r result
-	st, err := List(context.Background(), opt, func(s *Session) error {
+	st, err := List(context.Background(), opt, func(s *harness.Session) error {
 		r.Sessions = append(r.Sessions, *s)
 		return nil
 	})
@@ -94,7 +97,7 @@ func TestList(t *testing.T) {
 {"display":"brok`+"\n"), 0o600)
 
 	idx := filepath.Join(f.home, "fc", "cache", "index")
-	res, err := listAll(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
+	res, err := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, Snapshots: store, IndexPath: idx})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +133,7 @@ func TestList(t *testing.T) {
 	}
 
 	// Warm: nothing re-read. Then an append is read incrementally.
-	res, _ = listAll(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
+	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, Snapshots: store, IndexPath: idx})
 	if res.Scanned != 0 || res.Reused != 6 {
 		t.Fatalf("warm: scanned %d reused %d", res.Scanned, res.Reused)
 	}
@@ -142,7 +145,7 @@ func TestList(t *testing.T) {
 	fh, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	fh.WriteString(row(repo, "s-new", "release", "cli", "ship it"))
 	fh.Close()
-	res, _ = listAll(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
+	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, Snapshots: store, IndexPath: idx})
 	if res.Scanned != 1 || res.Sessions[0].ID != "s-new" || res.Sessions[0].Branch != "release" || res.Sessions[0].LastPrompt != "ship it" ||
 		!res.Sessions[0].LastPromptAt.Equal(time.UnixMilli(1795971000000)) {
 		t.Fatalf("append: scanned %d first %+v", res.Scanned, res.Sessions[0])
@@ -153,21 +156,21 @@ func TestList(t *testing.T) {
 	os.WriteFile(taskFile, []byte(`{"id":"1","status":"completed"}`), 0o644)
 	later := time.Now().Add(time.Second)
 	os.Chtimes(taskFile, later, later)
-	res, _ = listAll(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
+	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, Snapshots: store, IndexPath: idx})
 	if c := res.Sessions[0].Tasks; c.Completed != 2 || c.InProgress != 0 {
 		t.Fatalf("task counts not refreshed: %+v", c)
 	}
 
 	// A damaged cache is rebuilt, not trusted.
 	os.WriteFile(idx, []byte(indexMagic+"\x85\x80\x08garbage"), 0o600)
-	res, _ = listAll(Options{Claude: f.claude, Snapshots: store, IndexPath: idx})
+	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, Snapshots: store, IndexPath: idx})
 	if len(res.Sessions) != 6 || res.Scanned != 6 {
 		t.Fatalf("corrupt index: %d sessions scanned %d", len(res.Sessions), res.Scanned)
 	}
 }
 
 func TestListMissingHome(t *testing.T) {
-	res, err := listAll(Options{Claude: paths.Claude{Root: filepath.Join(t.TempDir(), "none")}})
+	res, err := listAll(Options{Harness: claude.New(paths.Claude{Root: filepath.Join(t.TempDir(), "none")}), Claude: paths.Claude{Root: filepath.Join(t.TempDir(), "none")}})
 	if err != nil || len(res.Sessions) != 0 {
 		t.Fatalf("%v %v", res, err)
 	}
@@ -197,7 +200,7 @@ func TestUnreadableTranscriptIsNotCached(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "x.jsonl")
 	os.Mkdir(bad, 0o700) // opens, but every read fails (EISDIR)
-	ent, scanned, err := summarise(jsonl.NewScanner(nil, 0), &fileRef{dir: &dir, name: "x.jsonl", size: 10, mt: 1}, bad, nil)
+	ent, scanned, err := summarise(jsonl.NewScanner(nil, 0), &harness.File{Dir: &dir, Name: "x.jsonl", File: fresh.File{Size: 10, MtimeNs: 1}}, bad, nil)
 	if ent != nil || err == nil || !scanned {
 		t.Fatalf("ent %v err %v scanned %v", ent, err, scanned)
 	}
@@ -217,7 +220,7 @@ func TestUserNameBeatsAITitle(t *testing.T) {
 	for _, id := range []string{"s1", "s2"} {
 		store.Update(snapstore.Observation{SessionID: id, Name: "Renamed by me", NameSource: "user", At: now})
 	}
-	res, _ := listAll(Options{Claude: f.claude, Snapshots: store})
+	res, _ := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, Snapshots: store})
 	if s := res.Sessions[0]; s.Name != "Renamed by me" || s.NameSource != "snapshot" {
 		t.Fatalf("ai-title kept over the user's name: %+v", s)
 	}
@@ -264,7 +267,7 @@ func TestSidecarTitle(t *testing.T) {
 	idx := filepath.Join(f.home, "fc", "cache", "transcripts.idx")
 	names := func() map[string]string {
 		t.Helper()
-		res, err := listAll(Options{Claude: f.claude, IndexPath: idx, Home: f.home})
+		res, err := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx, Home: f.home})
 		if err != nil {
 			t.Fatal(err)
 		}

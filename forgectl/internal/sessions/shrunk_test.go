@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/harness/claude"
+	"forgectl.dev/shared/paths"
 )
 
 func truncateFile(t *testing.T, p string, size int64) {
@@ -46,7 +50,7 @@ func TestIndexTruncatedWhileMapped(t *testing.T) {
 	if err := ix.failure(); !errors.Is(err, errShrunk) || !strings.Contains(err.Error(), p) {
 		t.Fatalf("failure: %v", err)
 	}
-	n, err := Indexed(Options{IndexPath: p}, func(*Session) {})
+	n, err := Indexed(Options{Harness: claude.New(paths.Claude{}), IndexPath: p}, func(*harness.Session) {})
 	if n != 0 || err == nil {
 		t.Fatalf("Indexed over the truncated file: %d, %v", n, err)
 	}
@@ -71,7 +75,7 @@ func TestListingIndexTruncatedWhileListing(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Dir(f.claude.History()), 0o700)
 	os.WriteFile(f.claude.History(), []byte(`{"display":"a prompt","timestamp":1795970000000,"project":"/x","sessionId":"s000"}`+"\n"), 0o600)
-	check := func(what string, rows []Session) {
+	check := func(what string, rows []harness.Session) {
 		t.Helper()
 		if len(rows) != n {
 			t.Fatalf("%s: %d rows", what, len(rows))
@@ -83,7 +87,7 @@ func TestListingIndexTruncatedWhileListing(t *testing.T) {
 		}
 	}
 	for round, cut := range []int64{0, 4096} {
-		res, err := listAll(Options{Claude: f.claude, IndexPath: idx})
+		res, err := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,9 +102,9 @@ func TestListingIndexTruncatedWhileListing(t *testing.T) {
 			os.Chtimes(paths[i], later, later)
 		}
 		// The next listing maps it; the first row handed on cuts it.
-		var rows []Session
+		var rows []harness.Session
 		cutDone := false
-		st, err := List(t.Context(), Options{Claude: f.claude, IndexPath: idx}, func(s *Session) error {
+		st, err := List(t.Context(), Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx}, func(s *harness.Session) error {
 			if !cutDone {
 				truncateFile(t, idx, cut)
 				cutDone = true
@@ -121,7 +125,7 @@ func TestListingIndexTruncatedWhileListing(t *testing.T) {
 			}
 		}
 		// The next finds the index damaged and rebuilds it.
-		res, err = listAll(Options{Claude: f.claude, IndexPath: idx})
+		res, err = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +138,7 @@ func TestListingIndexTruncatedWhileListing(t *testing.T) {
 				t.Errorf("history lost: %+v", s)
 			}
 		}
-		res, _ = listAll(Options{Claude: f.claude, IndexPath: idx})
+		res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
 		if len(res.Problems) != 0 || res.Scanned != 0 {
 			t.Errorf("rebuilt: scanned %d, problems %v", res.Scanned, res.Problems)
 		}

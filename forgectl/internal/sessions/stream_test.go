@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/harness/claude"
 )
 
 func manyTranscripts(t *testing.T, f *fixture, n int) {
@@ -30,7 +33,7 @@ func TestListStreamsNewestFirstAndStops(t *testing.T) {
 	manyTranscripts(t, f, 60)
 	idx := filepath.Join(f.home, "idx")
 	var got []string
-	st, err := List(context.Background(), Options{Claude: f.claude, IndexPath: idx, Workers: 2}, func(s *Session) error {
+	st, err := List(context.Background(), Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx, Workers: 2}, func(s *harness.Session) error {
 		got = append(got, s.ID)
 		if len(got) == 5 {
 			return ErrStop
@@ -45,7 +48,7 @@ func TestListStreamsNewestFirstAndStops(t *testing.T) {
 			t.Fatalf("row %d is %s, want %s (newest first)", k, id, want)
 		}
 	}
-	res, err := listAll(Options{Claude: f.claude, IndexPath: idx})
+	res, err := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
 	if err != nil || len(res.Sessions) != 60 || res.Reused < 5 || res.Reused+res.Scanned != 60 {
 		t.Fatalf("after a stopped listing: %v, %d sessions, %d reused, %d scanned", err, len(res.Sessions), res.Reused, res.Scanned)
 	}
@@ -54,7 +57,7 @@ func TestListStreamsNewestFirstAndStops(t *testing.T) {
 			t.Fatalf("row %d is newer than row %d", k, k-1)
 		}
 	}
-	res, _ = listAll(Options{Claude: f.claude, IndexPath: idx})
+	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
 	if res.Reused != 60 || res.Scanned != 0 {
 		t.Fatalf("warm: %d reused, %d scanned", res.Reused, res.Scanned)
 	}
@@ -62,7 +65,7 @@ func TestListStreamsNewestFirstAndStops(t *testing.T) {
 	p := filepath.Join(f.claude.Projects())
 	matches, _ := filepath.Glob(filepath.Join(p, "*", "s0059.jsonl"))
 	os.Remove(matches[0])
-	res, _ = listAll(Options{Claude: f.claude, IndexPath: idx})
+	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
 	if len(res.Sessions) != 59 || res.Sessions[0].ID != "s0058" {
 		t.Fatalf("after a delete: %d sessions, first %s", len(res.Sessions), res.Sessions[0].ID)
 	}
@@ -78,13 +81,13 @@ func TestListErrors(t *testing.T) {
 	f := newFixture(t)
 	manyTranscripts(t, f, 20)
 	boom := errors.New("stdout is closed")
-	st, err := List(context.Background(), Options{Claude: f.claude}, func(*Session) error { return boom })
+	st, err := List(context.Background(), Options{Harness: claude.New(f.claude), Claude: f.claude}, func(*harness.Session) error { return boom })
 	if err != boom || st.Listed != 1 {
 		t.Fatalf("emit error: %v, %d listed", err, st.Listed)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	_, err = List(ctx, Options{Claude: f.claude, Workers: 1}, func(*Session) error {
+	_, err = List(ctx, Options{Harness: claude.New(f.claude), Claude: f.claude, Workers: 1}, func(*harness.Session) error {
 		n++
 		if n == 3 {
 			cancel()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"forgectl.dev/forgectl/internal/fresh"
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/paths"
@@ -20,8 +21,8 @@ import (
 // appended since old was taken, or the whole file when there is no usable
 // record or the file was rewritten (fresh.Decide says which). It reports
 // whether it had to read.
-func summarise(sc *jsonl.Scanner, f *fileRef, path string, old *indexEntry) (*indexEntry, bool, error) {
-	now := f.stat()
+func summarise(sc *jsonl.Scanner, f *harness.File, path string, old *indexEntry) (*indexEntry, bool, error) {
+	now := f.File
 	if old != nil && old.stamp().Same(now) {
 		return old, false, nil
 	}
@@ -56,17 +57,17 @@ func summarise(sc *jsonl.Scanner, f *fileRef, path string, old *indexEntry) (*in
 // one: a session with a folder whose transcript carries no title row (a row
 // wins over the file, so most renamed sessions need no look). It returns
 // ent itself when nothing changed, else an updated copy.
-func sidecar(f *fileRef, path string, ent *indexEntry) (*indexEntry, error) {
+func sidecar(f *harness.File, path string, ent *indexEntry) (*indexEntry, error) {
 	if ent.Sum.CustomTitle != "" || ent.Sum.AgentName != "" {
 		return ent, nil
 	}
-	p := transcript.SidecarPath(path, strings.TrimSuffix(f.name, ".jsonl"))
+	p := transcript.SidecarPath(path, strings.TrimSuffix(f.Name, ".jsonl"))
 	side := sideEntry{Size: -1}
 	var st unix.Stat_t
 	// No folder, no file: nothing to stat, but a title remembered from a
 	// folder since removed must be forgotten.
-	if f.folder && unix.Stat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-		side.Size, side.MtimeNs = st.Size, unixMtimeNs(&st)
+	if f.Folder && unix.Stat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		side.Size, side.MtimeNs = st.Size, fresh.MtimeNs(&st)
 	}
 	if side.Size == ent.Side.Size && side.MtimeNs == ent.Side.MtimeNs {
 		return ent, nil
@@ -140,7 +141,7 @@ func readTaskCounts(dir string, cached *taskEntry) (*taskEntry, error) {
 			skipped = append(skipped, fsutil.NotRegular(filepath.Join(dir, n), uint32(st.Mode)))
 			continue
 		}
-		files = append(files, taskFile{Name: n, Size: st.Size, MtimeNs: unixMtimeNs(&st)})
+		files = append(files, taskFile{Name: n, Size: st.Size, MtimeNs: fresh.MtimeNs(&st)})
 	}
 	// Directory order is arbitrary; the cached list is in name order.
 	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })

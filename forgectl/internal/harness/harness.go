@@ -1,0 +1,53 @@
+// Package harness is the boundary between forgectl and the coding agents
+// whose sessions it lists, searches and resumes. A harness (Claude Code,
+// in package claude below this one) says where its session files live and
+// how to walk them, and how to resume one of its sessions; the listing,
+// search, the picker and resume go through it, so a second agent is one
+// more package and one more line in the roster (package harnesses).
+//
+// What stays common lives outside: the walk's order and the one walk per
+// invocation, the indexes and their freshness rule (internal/fresh), the
+// worker pool, search's index and query, rendering, filters and the exit
+// contract.
+package harness
+
+import (
+	"context"
+	"path/filepath"
+
+	"forgectl.dev/forgectl/internal/fresh"
+)
+
+// Harness is one coding agent.
+type Harness interface {
+	// Name is how ls --json and the config name it ("claude").
+	Name() string
+	// Walk stats the agent's session files, in no particular order: no
+	// file is opened. A file that cannot be used (a FIFO named like a
+	// transcript) is a problem, reported and skipped; err is for a walk
+	// that could not run at all.
+	Walk(ctx context.Context) (files []File, problems []error, err error)
+	// Stat is Walk for the given paths: one that is gone, or is not one of
+	// the agent's session files, is left out.
+	Stat(paths []string) []File
+	// ResumeArgs are the agent's arguments, after those of the launch
+	// profile, that resume s in place, or with fork branch a new session
+	// off it. The directory it runs in is s.Cwd.
+	ResumeArgs(s *Session, fork bool) []string
+}
+
+// File is a session file as a walk found it.
+type File struct {
+	// Dir is shared by the files of one directory: at 100,000 sessions
+	// the walk's list is most of a warm listing's memory.
+	Dir  *string
+	Name string
+	fresh.File
+	// Folder says the session has a folder of its own beside the file
+	// (Claude Code keeps subagents, tool results and a /rename's title
+	// there).
+	Folder bool
+}
+
+// Path is the file's whole path.
+func (f *File) Path() string { return *f.Dir + string(filepath.Separator) + f.Name }

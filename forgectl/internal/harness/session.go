@@ -1,0 +1,58 @@
+package harness
+
+import (
+	"time"
+
+	"forgectl.dev/shared/registry"
+	"forgectl.dev/shared/snapstore"
+	"forgectl.dev/shared/tasks"
+)
+
+// Session is one row of the listing: a session of one harness, as its
+// files, its live process and forgectl's own stores describe it. Fields a
+// harness has no notion of stay zero.
+type Session struct {
+	// Harness is the Name of the harness the session belongs to.
+	Harness     string
+	ID          string
+	Name        string
+	NameSource  string // agent-name, custom-title, custom-title-file, ai-title, summary, registry, snapshot, or ""
+	FirstPrompt string
+	LastPrompt  string
+	// LastPromptAt is when the newest prompt was submitted, from the prompt
+	// history; zero when history has no line for the session.
+	LastPromptAt time.Time
+	Cwd          string
+	CwdExists    bool
+	Repo         string
+	Branch       string
+	LastActivity time.Time
+	Entrypoint   string
+	Version      string
+	Size         int64
+	Transcript   string
+	Messages     int
+	BrokenLines  int
+
+	Live      bool
+	Pid       int
+	Tmux      string
+	Status    string // the registry's status for a live session
+	LiveState registry.State
+
+	Tasks       tasks.Counts
+	TasksSource string // "live" (tasks/<id>/), "snapshot", "none", or "" when not counted
+
+	Hidden       bool
+	HiddenReason string // sidechain, print-mode (sdk-*), continued, team, empty
+
+	Snapshot *snapstore.Record
+
+	// ParentID is the session this one was branched or forked from, or
+	// continued after /clear (Relation says which: lineage.Branch, Fork,
+	// Clear); "" for none. ParentExists says its transcript is listed.
+	ParentID     string
+	Relation     string
+	ParentExists bool
+}
+
