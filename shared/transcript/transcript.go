@@ -4,9 +4,10 @@
 // Transcripts reach 100 MB with multi-megabyte lines, so a Summary is built
 // without decoding most lines: every row's kind (its top-level type,
 // isMeta, whether it is a tool result) is read by Classify, which search
-// uses too, skipping over the values it does not need; conversation rows
-// carry their envelope (cwd, sessionId, version, gitBranch) at the end of
-// the line, so only a small tail window of each is searched. Only the first
+// uses too, skipping over the values it does not need and stopping once
+// the kind is settled (a tool result's output is never read). Conversation
+// rows carry their envelope (cwd, sessionId, version, gitBranch) at the end
+// of the line, so only a small tail window of each is searched. Only the first
 // human prompt's text is decoded. Transcripts are append-only, so a Summary
 // records how far it parsed and Update reads just the appended bytes.
 //
@@ -173,8 +174,9 @@ func (s *Summary) line(line []byte, off int64) {
 		return
 	}
 	// One reading of the row's kind, shared with search (Classify): its
-	// top-level keys, wherever they stand and however they are spaced.
-	r, ok := Classify(line)
+	// top-level keys, wherever they stand and however they are spaced,
+	// read only until its kind and whether it is a prompt are settled.
+	r, ok := Classify(line, NeedPrompt)
 	if !ok {
 		s.BrokenLines++
 		return
