@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math/bits"
 	"os"
 	"strings"
 
@@ -382,8 +383,13 @@ var envelopeKeys = [nKeys]string{
 type envelope struct{ at [nKeys]int }
 
 func (e *envelope) scan(b []byte) {
+	// byFirst[c-'a'] is the set of keys (bit k for key k) whose name starts
+	// with the letter c (every key's does): most quotes in a tail open no
+	// key and are passed by one look-up, not one comparison per key.
+	var byFirst [26]uint16
 	for k := range e.at {
 		e.at[k] = -1
+		byFirst[envelopeKeys[k][1]-'a'] |= 1 << k
 	}
 	for i := 0; i < len(b); {
 		j := bytes.IndexByte(b[i:], '"')
@@ -395,8 +401,14 @@ func (e *envelope) scan(b []byte) {
 		if p+1 >= len(b) {
 			return
 		}
-		for k, key := range envelopeKeys {
-			if b[p+1] != key[1] || !bytes.HasPrefix(b[p:], []byte(key)) {
+		c := b[p+1] - 'a'
+		if c >= 26 {
+			continue
+		}
+		for set := byFirst[c]; set != 0; set &= set - 1 {
+			k := bits.TrailingZeros16(set)
+			key := envelopeKeys[k]
+			if !bytes.HasPrefix(b[p:], []byte(key)) {
 				continue
 			}
 			switch k {
