@@ -13,10 +13,35 @@ import (
 // start of a prompt that long (PromptText), read without decoding it all.
 const DecodeCap = 4 << 20
 
+// Need says which of a row's fields a caller reads, beyond its Type
+// (always read). Classify stops reading a row as soon as nothing it has
+// yet to read could change them: a tool result is settled at its first
+// block's type, an attachment at its type, and their megabytes of output
+// are never read.
+type Need uint8
+
+const (
+	// NeedPrompt: whether a user row is a prompt (IsPrompt), and its
+	// Content when it is.
+	NeedPrompt Need = 1 << iota
+	// NeedReply: an assistant row's Content.
+	NeedReply
+	// NeedStamp: the Timestamp of the rows read for NeedPrompt and
+	// NeedReply: prompts and assistant rows.
+	NeedStamp
+	// needWhole reads every row to its end (part of NeedAll).
+	needWhole
+	// NeedAll: every field of every row, each row read to its end.
+	NeedAll = NeedPrompt | NeedReply | NeedStamp | needWhole
+)
+
 // Row is what a transcript line is, read from its top-level keys the way
-// encoding/json would decode them (key order, white space, escapes and
-// duplicate keys, the last of which wins, make no difference), without
-// decoding the values it does not need.
+// encoding/json would decode them (key order, white space and escapes
+// make no difference), without decoding the values it does not need. A
+// key repeated in one object is read at its first occurrence only, where
+// encoding/json would take the last (Claude Code never repeats a key), so
+// that where Classify stops never changes what it found. The fields a
+// caller's Need does not cover may be left unset.
 type Row struct {
 	// Type is the top-level "type" when it is a string, else "".
 	Type string
@@ -36,95 +61,193 @@ type Row struct {
 }
 
 // Classify reads line, one JSON object (white space around it allowed),
-// as Row. ok is false when the line is not a JSON object; that check is
-// structural (quotes and brackets), not a full validation.
-func Classify(line []byte) (r Row, ok bool) {
-	end, ok := jsonl.Members(line, jsonl.SkipSpace(line, 0), func(key []byte, v int) (int, bool) {
-		switch string(key) {
-		case "type":
-			if line[v] == '"' {
-				n, esc, ok := jsonl.StringEnd(line[v:])
-				if !ok {
-					return v, false
-				}
-				r.Type = typeName(line[v:v+n], esc)
-				return v + n, true
-			}
-			r.Type = ""
-		case "isMeta", "isCompactSummary":
-			end, ok := jsonl.Skip(line, v)
-			flag := string(line[v:end]) == "true"
-			if string(key) == "isMeta" {
-				r.IsMeta = flag
-			} else {
-				r.IsCompactSummary = flag
-			}
-			return end, ok
-		case "timestamp":
-			end, ok := jsonl.Skip(line, v)
-			r.Timestamp = line[v:end]
-			return end, ok
-		case "message":
-			r.Content, r.ToolResult = nil, false
-			if line[v] == '{' {
-				return r.message(line, v)
-			}
-		}
-		return jsonl.Skip(line, v)
-	})
-	return r, ok && jsonl.SkipSpace(line, end) == len(line)
+// as Row, for what need covers. ok is false when the line is not a JSON
+// object; that check is structural (quotes and brackets) over the bytes
+// read, and asks a row left unread at its end to close with a brace.
+func Classify(line []byte, need Need) (Row, bool) {
+	c := classifier{line: line, need: need}
+	end, ok := jsonl.Members(line, jsonl.SkipSpace(line, 0), c.member)
+	if c.stopped {
+		t := bytes.TrimRight(line, " \t\r\n")
+		return c.r, len(t) > 0 && t[len(t)-1] == '}'
+	}
+	return c.r, ok && jsonl.SkipSpace(line, end) == len(line)
 }
 
-// message reads the message object at line[v], for its content.
-func (r *Row) message(line []byte, v int) (int, bool) {
-	return jsonl.Members(line, v, func(key []byte, v int) (int, bool) {
-		if string(key) != "content" {
+// classifier is one Classify call: the keys seen so far (the first of a
+// repeated key wins) and whether it stopped early. A callback that stops
+// returns ok=false with stopped set, which unwinds every walk it is in.
+type classifier struct {
+	line                                   []byte
+	need                                   Need
+	r                                      Row
+	sawType, sawMeta, sawCompact, sawStamp bool
+	sawMessage                             bool
+	stopped                                bool
+}
+
+// member reads one top-level member: v is its value's first byte.
+func (c *classifier) member(key []byte, v int) (int, bool) {
+	line, r := c.line, &c.r
+	end, ok := v, true
+	switch string(key) {
+	case "type":
+		if c.sawType {
 			return jsonl.Skip(line, v)
 		}
-		r.Content, r.ToolResult = nil, false
-		var end int
-		var ok bool
-		if line[v] == '[' {
-			end, ok = jsonl.Elements(line, v, func(e int) (int, bool) {
-				if line[e] != '{' {
-					return jsonl.Skip(line, e)
-				}
-				typ, end, ok := blockType(line, e)
-				if typ == "tool_result" {
-					r.ToolResult = true
-				}
-				return end, ok
-			})
-		} else {
+		c.sawType = true
+		if line[v] != '"' {
 			end, ok = jsonl.Skip(line, v)
+			break
 		}
-		r.Content = line[v:end]
+		n, esc, sok := jsonl.StringEnd(line[v:])
+		if !sok {
+			return v, false
+		}
+		r.Type = typeName(line[v:v+n], esc)
+		end = v + n
+	case "isMeta", "isCompactSummary":
+		saw := &c.sawMeta
+		flag := &r.IsMeta
+		if string(key) == "isCompactSummary" {
+			saw, flag = &c.sawCompact, &r.IsCompactSummary
+		}
+		end, ok = jsonl.Skip(line, v)
+		if *saw {
+			return end, ok
+		}
+		*saw = true
+		*flag = string(line[v:end]) == "true"
+	case "timestamp":
+		end, ok = jsonl.Skip(line, v)
+		if c.sawStamp {
+			return end, ok
+		}
+		c.sawStamp = true
+		r.Timestamp = line[v:end]
+	case "message":
+		if c.sawMessage {
+			return jsonl.Skip(line, v)
+		}
+		c.sawMessage = true
+		if line[v] != '{' {
+			end, ok = jsonl.Skip(line, v) // no content
+			break
+		}
+		end, ok = c.message(v)
+	default:
+		return jsonl.Skip(line, v)
+	}
+	if ok && c.settled() {
+		c.stopped = true
+		return end, false
+	}
+	return end, ok
+}
+
+// settled says nothing Classify has yet to read could change the fields
+// c.need covers: the row's type is known and, for a user or assistant row
+// the need reads further, what it reads further has been found (or, for a
+// user row, it cannot be a prompt whatever follows).
+func (c *classifier) settled() bool {
+	if c.need&needWhole != 0 || !c.sawType {
+		return false
+	}
+	r := &c.r
+	stamped := c.need&NeedStamp == 0 || c.sawStamp
+	switch r.Type {
+	case "user":
+		if c.need&NeedPrompt == 0 || r.ToolResult || r.IsMeta || r.IsCompactSummary {
+			return true
+		}
+		if c.sawMessage && !promptContent(r.Content) {
+			return true
+		}
+		// A prompt so far: a late isMeta or isCompactSummary would make it
+		// none, so it is read to its end unless both have been seen.
+		return c.sawMessage && c.sawMeta && c.sawCompact && stamped
+	case "assistant":
+		return c.need&NeedReply == 0 || c.sawMessage && stamped
+	}
+	return true
+}
+
+// message reads the message object at line[v], for its content (the
+// first "content" key wins). Its blocks are read for a tool result only
+// when the row may be a user row; an assistant row's are skipped.
+func (c *classifier) message(v int) (int, bool) {
+	line, r := c.line, &c.r
+	seen := false
+	return jsonl.Members(line, v, func(key []byte, v int) (int, bool) {
+		if seen || string(key) != "content" {
+			return jsonl.Skip(line, v)
+		}
+		seen = true
+		blocks := line[v] == '[' && (!c.sawType || r.Type == "user" || c.need&needWhole != 0)
+		if !blocks {
+			end, ok := jsonl.Skip(line, v)
+			r.Content = line[v:end]
+			return end, ok
+		}
+		end, ok := jsonl.Elements(line, v, func(e int) (int, bool) {
+			if line[e] != '{' || r.ToolResult {
+				return jsonl.Skip(line, e) // one tool result settles it
+			}
+			return c.block(e)
+		})
+		if ok {
+			r.Content = line[v:end] // left nil when the walk stopped inside
+		}
 		return end, ok
 	})
 }
 
-// blockType reads the "type" of the object at b[i] (a content block).
-func blockType(b []byte, i int) (typ string, end int, ok bool) {
-	end, ok = jsonl.Members(b, i, func(key []byte, v int) (int, bool) {
-		if string(key) != "type" {
-			return jsonl.Skip(b, v)
+// block reads the content block at line[e] for whether its type (the
+// first "type" key) is "tool_result", and stops there once that settles
+// the row: the block's output, after its type, is never read.
+func (c *classifier) block(e int) (int, bool) {
+	line := c.line
+	seen := false
+	return jsonl.Members(line, e, func(key []byte, v int) (int, bool) {
+		if seen || string(key) != "type" {
+			return jsonl.Skip(line, v)
 		}
-		typ = ""
-		if b[v] != '"' {
-			return jsonl.Skip(b, v)
+		seen = true
+		if line[v] != '"' {
+			return jsonl.Skip(line, v)
 		}
-		n, esc, ok := jsonl.StringEnd(b[v:])
+		n, esc, ok := jsonl.StringEnd(line[v:])
 		if !ok {
 			return v, false
 		}
-		typ = typeName(b[v:v+n], esc)
+		if isName(line[v:v+n], esc, "tool_result") {
+			c.r.ToolResult = true
+			if c.settled() {
+				c.stopped = true
+				return v + n, false
+			}
+		}
 		return v + n, true
 	})
-	return typ, end, ok
 }
 
-// typeName decodes a type's string literal, without allocating for the
-// names rows and blocks commonly have.
+// promptContent says content can be a prompt's: a string or a list.
+func promptContent(content []byte) bool {
+	return len(content) > 0 && (content[0] == '"' || content[0] == '[')
+}
+
+// isName says the string literal lit is name, decoding it only when it
+// holds escapes.
+func isName(lit []byte, esc bool, name string) bool {
+	if !esc {
+		return string(lit[1:len(lit)-1]) == name
+	}
+	s, _, _ := jsonl.String(lit)
+	return s == name
+}
+
+// typeName decodes a row type's string literal, without allocating for
+// the conversation rows' names.
 func typeName(lit []byte, esc bool) string {
 	if !esc {
 		switch s := lit[1 : len(lit)-1]; string(s) {
@@ -136,16 +259,6 @@ func typeName(lit []byte, esc bool) string {
 			return "system"
 		case "attachment":
 			return "attachment"
-		case "text":
-			return "text"
-		case "tool_use":
-			return "tool_use"
-		case "tool_result":
-			return "tool_result"
-		case "thinking":
-			return "thinking"
-		case "image":
-			return "image"
 		}
 	}
 	s, _, _ := jsonl.String(lit)
@@ -156,13 +269,13 @@ func typeName(lit []byte, esc bool) string {
 // not meta (a system reminder), not a compaction summary and not a tool
 // result, whose content is a string or a list of blocks.
 func (r *Row) IsPrompt() bool {
-	return r.Type == "user" && !r.IsMeta && !r.IsCompactSummary && !r.ToolResult &&
-		len(r.Content) > 0 && (r.Content[0] == '"' || r.Content[0] == '[')
+	return r.Type == "user" && !r.IsMeta && !r.IsCompactSummary && !r.ToolResult && promptContent(r.Content)
 }
 
 // TextBlocks calls fn with the string literal of each text block of
 // content (a list of blocks): an object whose "type" is "text" and whose
-// "text" is a string. A string content is one text, passed as it is.
+// "text" is a string (the first of a repeated key wins, as in Classify).
+// A string content is one text, passed as it is.
 func TextBlocks(content []byte, fn func(lit []byte) bool) {
 	if len(content) == 0 {
 		return
@@ -176,31 +289,25 @@ func TextBlocks(content []byte, fn func(lit []byte) bool) {
 		if content[e] != '{' || stop {
 			return jsonl.Skip(content, e)
 		}
-		var typ string
+		var isText, sawType, sawText bool
 		var text []byte
 		end, ok := jsonl.Members(content, e, func(key []byte, v int) (int, bool) {
+			end, ok := jsonl.Skip(content, v)
 			switch string(key) {
 			case "type":
-				typ = ""
-				if content[v] == '"' {
-					n, esc, ok := jsonl.StringEnd(content[v:])
-					if !ok {
-						return v, false
-					}
-					typ = typeName(content[v:v+n], esc)
-					return v + n, true
+				if !sawType && ok && content[v] == '"' {
+					isText = isName(content[v:end], bytes.IndexByte(content[v:end], '\\') >= 0, "text")
 				}
+				sawType = true
 			case "text":
-				end, ok := jsonl.Skip(content, v)
-				text = nil
-				if content[v] == '"' {
+				if !sawText && content[v] == '"' {
 					text = content[v:end]
 				}
-				return end, ok
+				sawText = true
 			}
-			return jsonl.Skip(content, v)
+			return end, ok
 		})
-		if ok && typ == "text" && text != nil {
+		if ok && isText && text != nil {
 			stop = !fn(text)
 		}
 		return end, ok

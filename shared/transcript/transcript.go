@@ -4,9 +4,10 @@
 // Transcripts reach 100 MB with multi-megabyte lines, so a Summary is built
 // without decoding most lines: every row's kind (its top-level type,
 // isMeta, whether it is a tool result) is read by Classify, which search
-// uses too, skipping over the values it does not need; conversation rows
-// carry their envelope (cwd, sessionId, version, gitBranch) at the end of
-// the line, so only a small tail window of each is searched. Only the first
+// uses too, skipping over the values it does not need and stopping once
+// the kind is settled (a tool result's output is never read). Conversation
+// rows carry their envelope (cwd, sessionId, version, gitBranch) at the end
+// of the line, so only a small tail window of each is searched. Only the first
 // human prompt's text is decoded. Transcripts are append-only, so a Summary
 // records how far it parsed and Update reads just the appended bytes.
 //
@@ -19,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math/bits"
 	"os"
 	"strings"
 
@@ -173,8 +175,9 @@ func (s *Summary) line(line []byte, off int64) {
 		return
 	}
 	// One reading of the row's kind, shared with search (Classify): its
-	// top-level keys, wherever they stand and however they are spaced.
-	r, ok := Classify(line)
+	// top-level keys, wherever they stand and however they are spaced,
+	// read only until its kind and whether it is a prompt are settled.
+	r, ok := Classify(line, NeedPrompt)
 	if !ok {
 		s.BrokenLines++
 		return
@@ -380,8 +383,13 @@ var envelopeKeys = [nKeys]string{
 type envelope struct{ at [nKeys]int }
 
 func (e *envelope) scan(b []byte) {
+	// byFirst[c-'a'] is the set of keys (bit k for key k) whose name starts
+	// with the letter c (every key's does): most quotes in a tail open no
+	// key and are passed by one look-up, not one comparison per key.
+	var byFirst [26]uint16
 	for k := range e.at {
 		e.at[k] = -1
+		byFirst[envelopeKeys[k][1]-'a'] |= 1 << k
 	}
 	for i := 0; i < len(b); {
 		j := bytes.IndexByte(b[i:], '"')
@@ -393,8 +401,14 @@ func (e *envelope) scan(b []byte) {
 		if p+1 >= len(b) {
 			return
 		}
-		for k, key := range envelopeKeys {
-			if b[p+1] != key[1] || !bytes.HasPrefix(b[p:], []byte(key)) {
+		c := b[p+1] - 'a'
+		if c >= 26 {
+			continue
+		}
+		for set := byFirst[c]; set != 0; set &= set - 1 {
+			k := bits.TrailingZeros16(set)
+			key := envelopeKeys[k]
+			if !bytes.HasPrefix(b[p:], []byte(key)) {
 				continue
 			}
 			switch k {

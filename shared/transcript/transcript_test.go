@@ -126,3 +126,30 @@ func TestLastPromptFallbackAndKinds(t *testing.T) {
 		})
 	}
 }
+
+// The envelope scan finds each key at its last place in a row's tail,
+// past decoys that share a key's first letters or sit inside a string.
+func TestEnvelopeFindsEveryKey(t *testing.T) {
+	var tail strings.Builder
+	tail.WriteString(`{"text":"say \"cwd\":\"/fake\"","cwdx":"no","sessio":"no","gitBranchy":1,`)
+	want := map[int]string{}
+	for k, key := range envelopeKeys {
+		v := "value-" + strings.Repeat("v", k)
+		tail.WriteString(`"cwd":"/earlier",` + key + v + `"`)
+		if k == keyForkedFrom {
+			tail.WriteString(`}`) // forkedFrom's sessionId is not the row's
+		}
+		tail.WriteString(",")
+		want[k] = v
+	}
+	want[keyCwd] = "/earlier" // the last cwd stands after the first key
+	tail.WriteString(`"t":"eamName"}`)
+	b := []byte(tail.String())
+	var e envelope
+	e.scan(b)
+	for k := range envelopeKeys {
+		if got, ok := e.value(b, k); !ok || got != want[k] {
+			t.Errorf("%s: %q, %v; want %q", envelopeKeys[k], got, ok, want[k])
+		}
+	}
+}

@@ -68,11 +68,16 @@ type extractor struct {
 	names map[string]bool
 }
 
+// rowNeed is what search reads of a row: a prompt's content, an assistant
+// row's, and the timestamps of both (stampLit). A tool result, whose
+// timestamp nothing reads, is left at its first block's type.
+const rowNeed = transcript.NeedPrompt | transcript.NeedReply | transcript.NeedStamp
+
 func (x *extractor) line(line []byte) {
 	line = bytes.TrimSpace(line)
 	// The listing's reading of a row's kind (transcript.Classify), so that
 	// a row it shows as a prompt is one search finds.
-	r, ok := transcript.Classify(line)
+	r, ok := transcript.Classify(line, rowNeed)
 	if !ok {
 		return
 	}

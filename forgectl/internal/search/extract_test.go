@@ -163,7 +163,7 @@ func TestFastPathsAgreeWithTheDecoder(t *testing.T) {
 		}
 		for _, line := range append([]string{reply(s, 1)}, tools...) {
 			var fast, slow extractor
-			r, ok := transcript.Classify([]byte(line))
+			r, ok := transcript.Classify([]byte(line), rowNeed)
 			if !ok || !fast.fastReply(&r) && !fast.fastTool(&r) {
 				t.Fatalf("no fast path took %s", line)
 			}
@@ -226,7 +226,10 @@ func TestListingAndSearchAgreeOnRowShapes(t *testing.T) {
 		{"compact summary late", `{"type":"user","message":{"content":"summary"}` + env + `,"isCompactSummary":true}`, ""},
 		{"tool result in the second block", `{"type":"user","message":{"content":[{"type":"text","text":"see"},{"type":"tool_result","tool_use_id":"t","content":"out"}]}` + env + `}`, ""},
 		{"a prompt about tool_result", `{"type":"user","message":{"content":"what is a \"type\":\"tool_result\" block"}` + env + `}`, `what is a "type":"tool_result" block`},
-		{"repeated type, the last wins", `{"type":"assistant","message":{"content":"last wins"}` + env + `,"type":"user"}`, "last wins"},
+		{"repeated type, the first wins", `{"type":"assistant","message":{"content":"first wins"}` + env + `,"type":"user"}`, ""},
+		{"repeated message, the first wins", `{"type":"user","message":{"content":[{"type":"tool_result","content":"out"}]}` + env + `,"message":{"content":"second"}}`, ""},
+		{"tool result with a long output", `{"type":"user","message":{"content":[{"tool_use_id":"t","type":"tool_result","content":"` + strings.Repeat("out ", 3000) + `"}]},"toolUseResult":{"stdout":"x"}` + env + `}`, ""},
+		{"assistant with a string content", `{"type":"assistant","message":{"content":"a reply"}` + env + `}`, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -73,7 +73,7 @@ func (x *extractor) fastTool(r *transcript.Row) bool {
 		switch c := firstByte(rest); {
 		case c == '"':
 			if skippedInputKeys[key] {
-				n, _, ok := jsonl.StringEnd(rest)
+				n, ok := jsonl.Skip(rest, 0) // a file body: no pass for escapes
 				if !ok {
 					return false
 				}
