@@ -13,9 +13,11 @@ package harness
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 
 	"forgectl.dev/forgectl/internal/fresh"
+	"forgectl.dev/shared/jsonl"
 )
 
 // Harness is one coding agent.
@@ -30,6 +32,11 @@ type Harness interface {
 	// Stat is Walk for the given paths: one that is gone, or is not one of
 	// the agent's session files, is left out.
 	Stat(paths []string) []File
+	// Text reads the searchable text of the session file f from offset
+	// up to size, with sc as scratch: prompts, replies, the string inputs
+	// of tool calls and names, never tool output or what the agent injects.
+	// lastAt and earlier are what reading the file before offset found.
+	Text(sc *jsonl.Scanner, f *os.File, offset, size, lastAt int64, earlier []Message) (TextRead, error)
 	// ResumeArgs are the agent's arguments, after those of the launch
 	// profile, that resume s in place, or with fork branch a new session
 	// off it. The directory it runs in is s.Cwd.

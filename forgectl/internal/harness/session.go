@@ -55,4 +55,3 @@ type Session struct {
 	Relation     string
 	ParentExists bool
 }
-

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -289,7 +290,7 @@ func keyToken(term string) string {
 // token being built or else from the character before (a combining mark
 // can compose with it), through normalize's folding and NFC, and that
 // part is split into tokens as normalized text is.
-func tokensOf(msgs []Message, set map[string]struct{}) []string {
+func tokensOf(msgs []harness.Message, set map[string]struct{}) []string {
 	clear(set)
 	keep := func(t string) {
 		if _, ok := set[t]; !ok {

@@ -2,7 +2,6 @@ package search
 
 import (
 	"encoding/binary"
-	"forgectl.dev/forgectl/internal/binrec"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -10,6 +9,10 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"forgectl.dev/forgectl/internal/binrec"
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/shared/cchome"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/text/cases"
@@ -21,12 +24,12 @@ import (
 // another Unicode spelling, both ways.
 func TestQueryFoldsFullyAndNormalizes(t *testing.T) {
 	tr := newTree(t)
-	tr.write("sharp", prompt("the Straße is closed", 1))
-	tr.write("upper", prompt("MASSE AND STRASSE", 1))
-	tr.write("nfc", prompt("a caf\u00e9 in Paris", 1))
-	tr.write("nfd", prompt("a cafe\u0301 in Lyon", 1))
-	tr.write("liga", prompt("the \ufb01le is open", 1)) // ﬁ
-	tr.write("plain", prompt("a cafe and a street", 1))
+	tr.write("sharp", cchome.PromptRow("the Straße is closed", 1))
+	tr.write("upper", cchome.PromptRow("MASSE AND STRASSE", 1))
+	tr.write("nfc", cchome.PromptRow("a caf\u00e9 in Paris", 1))
+	tr.write("nfd", cchome.PromptRow("a cafe\u0301 in Lyon", 1))
+	tr.write("liga", cchome.PromptRow("the \ufb01le is open", 1)) // ﬁ
+	tr.write("plain", cchome.PromptRow("a cafe and a street", 1))
 
 	tr.expect("STRASSE", "sharp", "upper")
 	tr.expect("straße", "sharp", "upper")
@@ -108,7 +111,7 @@ func TestTokensOfMatchesNormalizedTokensOnRandomText(t *testing.T) {
 	for range 20000 {
 		text := randomText(rng)
 		got := map[string]bool{}
-		for _, g := range tokensOf([]Message{{Text: text}}, map[string]struct{}{}) {
+		for _, g := range tokensOf([]harness.Message{{Text: text}}, map[string]struct{}{}) {
 			got[g] = true
 		}
 		want := map[string]bool{}
@@ -140,7 +143,7 @@ func TestSnippetHoldsANonASCIIMatch(t *testing.T) {
 // folding (no "strasse" for Straße): it is rebuilt, never trusted.
 func TestIndexOfTheOldFoldingIsRebuilt(t *testing.T) {
 	tr := newTree(t)
-	tr.write("sharp", prompt("the Straße is closed", 1))
+	tr.write("sharp", cchome.PromptRow("the Straße is closed", 1))
 	tr.expect("closed", "sharp")
 	cat := filepath.Join(tr.opt.Dir, "catalog")
 	b, err := os.ReadFile(cat)
@@ -154,5 +157,25 @@ func TestIndexOfTheOldFoldingIsRebuilt(t *testing.T) {
 	res := tr.expect("STRASSE", "sharp")
 	if res.Stats.Rebuilt != "it was written by another version" {
 		t.Errorf("rebuilt: %q", res.Stats.Rebuilt)
+	}
+}
+
+// The build's one-pass tokenizer finds the tokens a query's are looked up
+// against: those of the normalized text.
+func TestTokensOfMatchesNormalizedTokens(t *testing.T) {
+	for _, text := range []string{
+		"Fix the INVOICE rounding_mode in v2.1", "naïve CAFÉ ΣΊΣΥΦΟΣ straße K", "a\u00a0b\tc\nd",
+		strings.Repeat("x", 700) + " " + strings.Repeat("é", 300), "日本語のテキスト 123", "\xff\xfe broken utf8",
+	} {
+		got := tokensOf([]harness.Message{{Text: text}}, map[string]struct{}{})
+		want := map[string]bool{}
+		eachToken(normalize(text), func(s string) { want[s] = true })
+		gotSet := map[string]bool{}
+		for _, g := range got {
+			gotSet[g] = true
+		}
+		if d := cmp.Diff(want, gotSet); d != "" {
+			t.Errorf("%.40q: tokens (-normalized +one-pass):\n%s", text, d)
+		}
 	}
 }

@@ -1,3 +1,11 @@
+// Package search is forgectl's full-text search over the sessions of
+// every harness: what a person typed and read in a session (prompts, replies,
+// the inputs of tool calls, names), decoded from the JSON so that quotes,
+// backslashes, newlines and non-ASCII match as they were shown, kept in an
+// incremental index under forgectl's cache directory.
+//
+// The index is a cache. Deleting it loses nothing; a damaged one is
+// noticed, reported and rebuilt, never trusted.
 package search
 
 import (
@@ -125,7 +133,7 @@ type job struct {
 
 type jobResult struct {
 	j      *job
-	msgs   []Message
+	msgs   []harness.Message
 	tokens []string
 	e      entry
 	same   bool // appended nothing searchable: the old record stays
@@ -228,7 +236,7 @@ func (ix *index) readChanged(ctx context.Context, opt Options, p plan, st *Stats
 	err := parallel.Ordered(ctx, len(p.jobs), workers(opt), 2*workers(opt), func(i int) jobResult {
 		rs := scratch.Get().(*readScratch)
 		defer scratch.Put(rs)
-		return ix.read(rs, p.jobs[i])
+		return ix.read(opt.Harness, rs, p.jobs[i])
 	}, func(_ int, r jobResult) error {
 		switch {
 		case errors.Is(r.err, errDamaged):
@@ -381,7 +389,7 @@ func (ix *index) compact(ctx context.Context, opt Options, cat *catalog, fold ma
 		}
 	}
 	type out struct {
-		msgs   []Message
+		msgs   []harness.Message
 		tokens []string
 		err    error
 	}
@@ -431,13 +439,13 @@ type readScratch struct {
 }
 
 // read brings one transcript's record up to date.
-func (ix *index) read(rs *readScratch, j *job) jobResult {
+func (ix *index) read(h harness.Harness, rs *readScratch, j *job) jobResult {
 	f, err := fsutil.OpenRegular(j.f.path)
 	if err != nil {
 		return jobResult{j: j, err: err}
 	}
 	defer f.Close()
-	var base []Message
+	var base []harness.Message
 	var from, lastAt int64
 	if j.old != nil && fresh.Decide(&j.old.Stamp, j.f.File, f) == fresh.Appended {
 		seg := ix.segs[j.old.Seg]
@@ -450,22 +458,22 @@ func (ix *index) read(rs *readScratch, j *job) jobResult {
 		}
 		base, from, lastAt = msgs, j.old.Offset, j.old.LastAt
 	}
-	r, err := readFile(rs.sc, f, from, j.f.Size, lastAt, base)
+	r, err := h.Text(rs.sc, f, from, j.f.Size, lastAt, base)
 	if err != nil {
 		return jobResult{j: j, err: err}
 	}
-	stamp, err := fresh.Take(j.f.File, r.offset, f)
+	stamp, err := fresh.Take(j.f.File, r.Offset, f)
 	if err != nil {
 		return jobResult{j: j, err: err}
 	}
-	e := entry{Path: j.f.path, Stamp: stamp, LastAt: r.lastAt}
-	if from > 0 && len(r.msgs) == 0 {
+	e := entry{Path: j.f.path, Stamp: stamp, LastAt: r.LastAt}
+	if from > 0 && len(r.Msgs) == 0 {
 		e.Seg, e.Rec = j.old.Seg, j.old.Rec
 		return jobResult{j: j, e: e, same: true}
 	}
-	msgs := r.msgs
+	msgs := r.Msgs
 	if len(base) > 0 {
-		msgs = append(append(make([]Message, 0, len(base)+len(r.msgs)), base...), r.msgs...)
+		msgs = append(append(make([]harness.Message, 0, len(base)+len(r.Msgs)), base...), r.Msgs...)
 	}
 	return jobResult{j: j, msgs: msgs, tokens: tokensOf(msgs, rs.set), e: e}
 }

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/fresh"
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/harness/claude"
+	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/paths"
 	"github.com/google/go-cmp/cmp"
 )
@@ -93,11 +95,11 @@ func (tr *tree) expect(q string, want ...string) Result {
 
 func TestQueryMeaning(t *testing.T) {
 	tr := newTree(t)
-	tr.write("a", prompt("Fix the INVOICE rounding", 1), reply("Done: see roundHalfEven", 2))
-	tr.write("b", prompt("invoice only", 1))
-	tr.write("c", prompt("rounding only", 1), toolUse("Bash", map[string]any{"command": `say "hi" C:\temp`}, 2))
-	tr.write("d", prompt("ship it\n\n  today, naïve CAFÉ ΣΊΣΥΦΟΣ", 1))
-	tr.write("e", prompt("ship today it", 1))
+	tr.write("a", cchome.PromptRow("Fix the INVOICE rounding", 1), cchome.ReplyRow("Done: see roundHalfEven", 2))
+	tr.write("b", cchome.PromptRow("invoice only", 1))
+	tr.write("c", cchome.PromptRow("rounding only", 1), cchome.ToolUseRow("Bash", map[string]any{"command": `say "hi" C:\temp`}, 2))
+	tr.write("d", cchome.PromptRow("ship it\n\n  today, naïve CAFÉ ΣΊΣΥΦΟΣ", 1))
+	tr.write("e", cchome.PromptRow("ship today it", 1))
 
 	tr.expect("invoice rounding", "a")      // AND across messages, no decoy
 	tr.expect("invoice", "a", "b")          // case-insensitive
@@ -150,19 +152,19 @@ func TestParseQuery(t *testing.T) {
 func TestHitsAndSnippets(t *testing.T) {
 	tr := newTree(t)
 	long := strings.Repeat("filler words here ", 20) + "the needle is\nhere " + strings.Repeat("and more after ", 20)
-	tr.write("a", prompt("needle haystack", 1), reply(long, 2), title("custom-title", "customTitle", "Needle work"))
+	tr.write("a", cchome.PromptRow("needle haystack", 1), cchome.ReplyRow(long, 2), cchome.TitleRow("custom-title", "customTitle", "Needle work"))
 	res := tr.expect("needle haystack", "a")
 	hits := res.Hits[tr.path("a")]
 	if len(hits) != 3 {
 		t.Fatalf("hits: %+v", hits)
 	}
 	// The prompt holds both words: it is the best hit.
-	if hits[0].Role != Prompt || hits[0].Snippet != "needle haystack" || !hits[0].At.Equal(time.UnixMilli(ms(1))) {
+	if hits[0].Role != harness.Prompt || hits[0].Snippet != "needle haystack" || !hits[0].At.Equal(time.UnixMilli(cchome.RowMs(1))) {
 		t.Errorf("best hit %+v", hits[0])
 	}
 	// Then the reply and the name, equally good and equally new: in the
 	// order written.
-	if hits[1].Role != Reply || hits[2].Role != Name || hits[2].Snippet != "Needle work" {
+	if hits[1].Role != harness.Reply || hits[2].Role != harness.Name || hits[2].Snippet != "Needle work" {
 		t.Errorf("hits after the best: %+v", hits)
 	}
 	if s := hits[1].Snippet; !strings.HasPrefix(s, "…") || !strings.HasSuffix(s, "…") || !strings.Contains(s, "the needle is here") {
@@ -172,8 +174,8 @@ func TestHitsAndSnippets(t *testing.T) {
 
 func TestIncrementalUpdates(t *testing.T) {
 	tr := newTree(t)
-	tr.write("a", prompt("alpha first", 1))
-	tr.write("b", prompt("beta first", 1))
+	tr.write("a", cchome.PromptRow("alpha first", 1))
+	tr.write("b", cchome.PromptRow("beta first", 1))
 	res := tr.expect("first", "a", "b")
 	if res.Stats.Read != 2 || res.Stats.Rebuilt != "there was none" {
 		t.Errorf("first build: %+v", res.Stats)
@@ -188,7 +190,7 @@ func TestIncrementalUpdates(t *testing.T) {
 	// by one of equal length but the tail checksum only covers the
 	// bytes just before the offset, so this proves nothing alone; the
 	// Read count does).
-	tr.append("a", reply("gamma appended", 2))
+	tr.append("a", cchome.ReplyRow("gamma appended", 2))
 	res = tr.expect("gamma alpha", "a")
 	if res.Stats.Read != 1 || res.Stats.Reused != 1 {
 		t.Errorf("after an append: %+v", res.Stats)
@@ -198,7 +200,7 @@ func TestIncrementalUpdates(t *testing.T) {
 	// start: the old words are gone.
 	p := tr.path("b")
 	f, _ := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
-	f.WriteString(prompt("delta rewritten entirely, and longer than before", 1) + "\n")
+	f.WriteString(cchome.PromptRow("delta rewritten entirely, and longer than before", 1) + "\n")
 	f.Close()
 	later := time.Now().Add(time.Hour)
 	os.Chtimes(p, later, later)
@@ -216,9 +218,9 @@ func TestIncrementalUpdates(t *testing.T) {
 
 func TestManyUpdatesCompact(t *testing.T) {
 	tr := newTree(t)
-	tr.write("keep", prompt("stable words", 1))
+	tr.write("keep", cchome.PromptRow("stable words", 1))
 	for i := 0; i < 3*maxSegments; i++ {
-		tr.write("hot", prompt("round "+strings.Repeat("x", i), 1))
+		tr.write("hot", cchome.PromptRow("round "+strings.Repeat("x", i), 1))
 		later := time.Now().Add(time.Duration(i+1) * time.Second)
 		os.Chtimes(tr.path("hot"), later, later)
 		tr.expect("stable", "keep")
@@ -251,9 +253,9 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 			tr := newTree(t)
 			// Written oldest first: the index holds the newest first, so
 			// the damage lands in a record the query reads.
-			tr.write("c", prompt("other", 1))
-			tr.write("a", prompt("needle one", 1))
-			tr.write("b", prompt("needle two", 1))
+			tr.write("c", cchome.PromptRow("other", 1))
+			tr.write("a", cchome.PromptRow("needle one", 1))
+			tr.write("b", cchome.PromptRow("needle two", 1))
 			tr.expect("needle", "a", "b")
 			c.damage(tr.opt.Dir)
 			res := tr.expect("needle", "a", "b")
@@ -290,7 +292,7 @@ func flipFromEnd(p string, back int) {
 func TestConcurrentSearchesWhileAppending(t *testing.T) {
 	tr := newTree(t)
 	for _, n := range []string{"a", "b", "c", "d"} {
-		tr.write(n, prompt("steady "+n, 1))
+		tr.write(n, cchome.PromptRow("steady "+n, 1))
 	}
 	stop := make(chan struct{})
 	var writer sync.WaitGroup
@@ -303,7 +305,7 @@ func TestConcurrentSearchesWhileAppending(t *testing.T) {
 				return
 			default:
 			}
-			tr.append("a", reply("moving "+strings.Repeat("y", i%50), 2))
+			tr.append("a", cchome.ReplyRow("moving "+strings.Repeat("y", i%50), 2))
 		}
 	}()
 	q, _ := ParseQuery("steady")
@@ -366,8 +368,8 @@ func FuzzCatalog(f *testing.F) {
 func FuzzSegment(f *testing.F) {
 	dir := f.TempDir()
 	w, _ := newSegWriter(filepath.Join(dir, "seg"), nil)
-	w.add([]Message{{Prompt, 1, "needle in a haystack"}}, []string{"needle", "in", "a", "haystack"})
-	w.add([]Message{{Reply, 2, "two"}, {Name, 3, "name"}}, []string{"two", "name"})
+	w.add([]harness.Message{{Role: harness.Prompt, At: 1, Text: "needle in a haystack"}}, []string{"needle", "in", "a", "haystack"})
+	w.add([]harness.Message{{Role: harness.Reply, At: 2, Text: "two"}, {Role: harness.Name, At: 3, Text: "name"}}, []string{"two", "name"})
 	size, _, err := w.finish()
 	if err != nil {
 		f.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/parallel"
 )
 
@@ -87,7 +88,7 @@ func ParseQuery(s string) (Query, error) {
 
 // Hit is one message that holds query terms.
 type Hit struct {
-	Role    Role
+	Role    harness.Role
 	At      time.Time
 	Snippet string
 	terms   int // how many of the query's terms it holds
@@ -219,7 +220,7 @@ func (ix *index) query(q Query, nworkers int) (map[string][]Hit, error) {
 
 // matchSession returns the best hits when every term is in some message,
 // else nil. The snippets are copies: the messages live in a mapping.
-func matchSession(msgs []Message, q Query) []Hit {
+func matchSession(msgs []harness.Message, q Query) []Hit {
 	found := make([]bool, len(q.Terms))
 	type hit struct {
 		m     int

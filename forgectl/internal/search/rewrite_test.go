@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"forgectl.dev/shared/cchome"
 )
 
 // A transcript changed other than by appending finds what it now says,
@@ -40,18 +42,18 @@ func TestRewritesFindWhatTheFileSays(t *testing.T) {
 			t.Run(sh.name+"/"+dp.name, func(t *testing.T) {
 				tr := newTree(t)
 				lines := func(word string) []string {
-					l := []string{prompt("the first prompt stays the same", 1)}
+					l := []string{cchome.PromptRow("the first prompt stays the same", 1)}
 					for i := range dp.before {
-						l = append(l, prompt(fmt.Sprintf("padding prompt %d before", i), 2))
+						l = append(l, cchome.PromptRow(fmt.Sprintf("padding prompt %d before", i), 2))
 					}
-					l = append(l, prompt("the secret is "+word+" here", 3))
+					l = append(l, cchome.PromptRow("the secret is "+word+" here", 3))
 					for i := range dp.after {
-						l = append(l, prompt(fmt.Sprintf("padding prompt %d after", i), 4))
+						l = append(l, cchome.PromptRow(fmt.Sprintf("padding prompt %d after", i), 4))
 					}
 					return l
 				}
 				tr.write("a", lines("oldword")...)
-				tr.write("other", prompt("an unrelated session", 1))
+				tr.write("other", cchome.PromptRow("an unrelated session", 1))
 				then := time.Now().Add(-time.Hour)
 				os.Chtimes(tr.path("a"), then, then)
 				tr.expect("oldword", "a")
@@ -70,7 +72,7 @@ func TestRewritesFindWhatTheFileSays(t *testing.T) {
 				os.Chtimes(p, later, later)
 				tr.expect(sh.word, "a")
 				tr.expect("oldword")
-				tr.append("a", prompt("appended afterwards", 5))
+				tr.append("a", cchome.PromptRow("appended afterwards", 5))
 				res := tr.expect("appended "+sh.word, "a")
 				if res.Stats.Read != 1 || res.Stats.Reused != 1 {
 					t.Errorf("after the append: %+v", res.Stats)
@@ -85,9 +87,9 @@ func TestRewritesFindWhatTheFileSays(t *testing.T) {
 // more than 4 KiB before the end of a transcript.
 func TestRedactedInPlaceIsNotFound(t *testing.T) {
 	tr := newTree(t)
-	l := []string{prompt("first", 1), prompt("the secret is oldword here", 2)}
+	l := []string{cchome.PromptRow("first", 1), cchome.PromptRow("the secret is oldword here", 2)}
 	for i := range 60 {
-		l = append(l, prompt("padding prompt number "+strconv.Itoa(i), 3))
+		l = append(l, cchome.PromptRow("padding prompt number "+strconv.Itoa(i), 3))
 	}
 	tr.write("a", l...)
 	tr.expect("oldword", "a")

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"forgectl.dev/forgectl/internal/binrec"
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/fsutil"
 )
 
@@ -76,7 +77,7 @@ func newSegWriter(path string, onExit func(func()) func()) (*segWriter, error) {
 
 // add writes a record and indexes its tokens (unique, any order); it
 // returns the record's number.
-func (s *segWriter) add(msgs []Message, tokens []string) uint32 {
+func (s *segWriter) add(msgs []harness.Message, tokens []string) uint32 {
 	n := uint32(len(s.recs))
 	e := &s.rec
 	e.B = e.B[:0]
@@ -311,7 +312,7 @@ func parseSegment(data string, size int64, crc uint32) (*segment, error) {
 // as needed and returned) rather than through the mapping, so a query over
 // many large sessions does not hold their pages: the messages' strings
 // share buf, which the caller must not reuse while it uses them.
-func (s *segment) record(n int, buf []byte) ([]Message, []byte, error) {
+func (s *segment) record(n int, buf []byte) ([]harness.Message, []byte, error) {
 	if n < 0 || n >= s.nrec {
 		return nil, buf, damaged("a record number is out of range")
 	}
@@ -341,14 +342,14 @@ func (s *segment) record(n int, buf []byte) ([]Message, []byte, error) {
 	}
 	d := binrec.Decoder{S: payload} // shares buf, as the messages' strings do
 	cnt := d.Count()
-	msgs := make([]Message, 0, cnt)
+	msgs := make([]harness.Message, 0, cnt)
 	for range cnt {
 		if d.Rest() == 0 {
 			return nil, buf, damaged("a record does not decode")
 		}
-		role := Role(d.S[0])
+		role := harness.Role(d.S[0])
 		d.S = d.S[1:]
-		m := Message{Role: role, At: d.Int(), Text: d.String()}
+		m := harness.Message{Role: role, At: d.Int(), Text: d.String()}
 		msgs = append(msgs, m)
 	}
 	if d.Err() != nil || d.Rest() != 0 {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"forgectl.dev/shared/cchome"
 )
 
 // A segment truncated by another process while a search has it mapped is
@@ -22,7 +24,7 @@ func TestSegmentTruncatedUnderAQuery(t *testing.T) {
 				for i := range 3000 {
 					words = append(words, fmt.Sprintf("w%dx%d", n, i*7919))
 				}
-				tr.write(fmt.Sprintf("s%d", n), prompt("needle "+strings.Join(words, " "), 1))
+				tr.write(fmt.Sprintf("s%d", n), cchome.PromptRow("needle "+strings.Join(words, " "), 1))
 			}
 			tr.expect("needle", "s0", "s1", "s2")
 			ix, err := open(tr.opt.Dir)

@@ -46,7 +46,7 @@ func readHistory(path string, ix *storedIndex) (*history, error) {
 		h.stored = nil
 		h.changed = ix.nHist > 0 || old.Size != 0
 		if err == nil { // a FIFO, say: never opened, and said every time
-			return h, fsutil.NotRegular(path, st.Mode)
+			return h, fsutil.NotRegular(path, uint32(st.Mode))
 		}
 		if errors.Is(err, unix.ENOENT) {
 			return h, nil

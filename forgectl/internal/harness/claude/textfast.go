@@ -1,10 +1,11 @@
-package search
+package claude
 
 import (
 	"bytes"
 	"slices"
 	"sort"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/transcript"
 )
@@ -30,7 +31,7 @@ func (x *extractor) fastReply(r *transcript.Row) bool {
 	if !ok || string(rest) != "}]" {
 		return false
 	}
-	x.add(Reply, x.stampLit(r.Timestamp), text)
+	x.add(harness.Reply, x.stampLit(r.Timestamp), text)
 	return true
 }
 
@@ -105,7 +106,7 @@ func (x *extractor) fastTool(r *transcript.Row) bool {
 	sort.Slice(vals, func(a, b int) bool { return vals[a].k < vals[b].k })
 	at := x.stampLit(r.Timestamp)
 	for _, p := range vals {
-		x.add(Tool, at, p.v)
+		x.add(harness.Tool, at, p.v)
 	}
 	return true
 }

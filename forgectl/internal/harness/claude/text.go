@@ -1,12 +1,4 @@
-// Package search is forgectl's full-text search over Claude Code
-// transcripts: what a person typed and read in a session (prompts, replies,
-// the inputs of tool calls, names), decoded from the JSON so that quotes,
-// backslashes, newlines and non-ASCII match as they were shown, kept in an
-// incremental index under forgectl's cache directory.
-//
-// The index is a cache. Deleting it loses nothing; a damaged one is
-// noticed, reported and rebuilt, never trusted.
-package search
+package claude
 
 import (
 	"bytes"
@@ -16,53 +8,16 @@ import (
 	"sort"
 	"time"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/transcript"
 )
-
-// Role says where a piece of searchable text came from.
-type Role uint8
-
-const (
-	// Prompt is what the person typed.
-	Prompt Role = iota + 1
-	// Reply is an assistant text block.
-	Reply
-	// Tool is the input of a tool call (a command, a file path, a pattern).
-	Tool
-	// Name is a session name: custom title, agent name, AI title, summary.
-	Name
-)
-
-func (r Role) String() string {
-	switch r {
-	case Prompt:
-		return "prompt"
-	case Reply:
-		return "reply"
-	case Tool:
-		return "tool"
-	case Name:
-		return "name"
-	}
-	return "unknown"
-}
-
-// Message is one piece of searchable text.
-type Message struct {
-	Role Role
-	// At is when it was written (Unix milliseconds): the row's timestamp,
-	// or for a name row (which has none) that of the newest prompt, reply
-	// or tool call before it.
-	At   int64
-	Text string
-}
 
 // extractor turns transcript lines into messages. It remembers the newest
 // timestamp seen, for the name rows that carry none.
 type extractor struct {
 	lastAt int64
-	out    []Message
+	out    []harness.Message
 	// names already recorded for this session: Claude Code re-appends its
 	// title rows near the tail after every turn.
 	names map[string]bool
@@ -93,11 +48,11 @@ func (x *extractor) line(line []byte) {
 	// person typed or read.
 }
 
-func (x *extractor) add(role Role, at int64, text string) {
+func (x *extractor) add(role harness.Role, at int64, text string) {
 	if !hasText(text) {
 		return
 	}
-	x.out = append(x.out, Message{Role: role, At: at, Text: text})
+	x.out = append(x.out, harness.Message{Role: role, At: at, Text: text})
 }
 
 func hasText(s string) bool {
@@ -143,7 +98,7 @@ func (x *extractor) name(typ string, line []byte) {
 		x.names = map[string]bool{}
 	}
 	x.names[name] = true
-	x.add(Name, x.lastAt, name)
+	x.add(harness.Name, x.lastAt, name)
 }
 
 // user reads a prompt row: what transcript.Row.IsPrompt says a person
@@ -156,7 +111,7 @@ func (x *extractor) user(line []byte, r *transcript.Row) {
 	at := x.stampLit(r.Timestamp)
 	transcript.TextBlocks(r.Content, func(lit []byte) bool {
 		if s, _, ok := jsonl.String(lit); ok {
-			x.add(Prompt, at, s)
+			x.add(harness.Prompt, at, s)
 		}
 		return true
 	})
@@ -197,7 +152,7 @@ func (x *extractor) assistant(line []byte, r *transcript.Row) {
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
-			x.add(Reply, at, b.Text)
+			x.add(harness.Reply, at, b.Text)
 		case "tool_use":
 			// Keys first, undecoded, so a file body is never decoded.
 			var input map[string]json.RawMessage
@@ -219,7 +174,7 @@ func (x *extractor) assistant(line []byte, r *transcript.Row) {
 				}
 			}
 			for _, p := range parts {
-				x.add(Tool, at, p)
+				x.add(harness.Tool, at, p)
 			}
 		}
 	}
@@ -249,22 +204,15 @@ func collectStrings(v any, out *[]string) {
 	}
 }
 
-// readResult is what reading a transcript from an offset found.
-type readResult struct {
-	msgs   []Message
-	offset int64 // just past the last complete line
-	lastAt int64
-}
-
-// readFile extracts the messages of f from offset up to size (what the
-// walk saw; bytes appended since wait for the next search). lastAt and
-// earlier carry what the part of the file already read established (the
-// newest timestamp, the names recorded).
-func readFile(sc *jsonl.Scanner, f *os.File, offset, size, lastAt int64, earlier []Message) (readResult, error) {
+// Text reads the searchable text of the transcript f from offset up to
+// size (what the walk saw; bytes appended since wait for the next search).
+// lastAt and earlier carry what the part of the file already read
+// established (the newest timestamp, the names recorded).
+func (h *Harness) Text(sc *jsonl.Scanner, f *os.File, offset, size, lastAt int64, earlier []harness.Message) (harness.TextRead, error) {
 	sc.Reset(io.NewSectionReader(f, offset, max(0, size-offset)), offset)
 	x := extractor{lastAt: lastAt}
 	for _, m := range earlier {
-		if m.Role == Name {
+		if m.Role == harness.Name {
 			if x.names == nil {
 				x.names = map[string]bool{}
 			}
@@ -279,7 +227,7 @@ func readFile(sc *jsonl.Scanner, f *os.File, offset, size, lastAt int64, earlier
 		x.line(line)
 	}
 	if err := sc.Err(); err != nil {
-		return readResult{}, err
+		return harness.TextRead{}, err
 	}
-	return readResult{msgs: x.out, offset: sc.Consumed(), lastAt: x.lastAt}, nil
+	return harness.TextRead{Msgs: x.out, Offset: sc.Consumed(), LastAt: x.lastAt}, nil
 }
