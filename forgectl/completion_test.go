@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"forgectl.dev/shared/cchome"
+	"forgectl.dev/shared/poll"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -459,9 +460,7 @@ func TestCompletionInRealShells(t *testing.T) {
 			pid, _ := strconv.Atoi(strings.TrimSpace(tm.run("display", "-p", "-t", "t", "#{pane_pid}")))
 			t.Cleanup(func() {
 				exec.Command("tmux", "-L", tm.sock, "kill-server").Run()
-				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && syscall.Kill(pid, 0) == nil; {
-					time.Sleep(10 * time.Millisecond)
-				}
+				poll.Wait(10*time.Second, func() bool { return syscall.Kill(pid, 0) != nil })
 			})
 			tm.run("send-keys", "-t", "t", setup, "Enter")
 			tm.run("send-keys", "-t", "t", "echo READY", "Enter")

@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/poll"
 	"forgectl.dev/shared/snapstore"
 	"forgectl.dev/shared/tasks"
 	"golang.org/x/sys/unix"
@@ -169,12 +170,10 @@ func waitOpened(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 4096)
-	for deadline := time.Now().Add(hangLimit); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if n, _ := unix.Read(fd, buf); n > 0 {
-			return
-		}
-	}
-	t.Fatalf("nobody opened %s", path)
+	poll.Every(5*time.Millisecond).Until(t, hangLimit, "a process to open "+path, func() (bool, string) {
+		n, _ := unix.Read(fd, buf)
+		return n > 0, ""
+	})
 }
 
 // TestE2EFirstSignalCancels: a search waiting for the index lock another
@@ -268,11 +267,9 @@ func TestE2ESecondSignalEndsAtOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			w.Close()
-			for deadline := time.Now().Add(hangLimit); !blockedWriting(cmd.Process.Pid); time.Sleep(5 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatal("the listing never filled the pipe")
-				}
+			if !poll.Every(5*time.Millisecond).Wait(hangLimit, func() bool { return blockedWriting(cmd.Process.Pid) }) {
+				cmd.Process.Kill()
+				t.Fatal("the listing never filled the pipe")
 			}
 			if len(indexTemps(e)) == 0 {
 				cmd.Process.Kill()
@@ -336,18 +333,18 @@ func watchCreate(t *testing.T, dir, name string) (wait func()) {
 	return func() {
 		t.Helper()
 		buf := make([]byte, 4096)
-		for deadline := time.Now().Add(hangLimit); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		poll.Every(5*time.Millisecond).Until(t, hangLimit, fmt.Sprintf("a process to create %s in %s", name, dir), func() (bool, string) {
 			n, _ := unix.Read(fd, buf)
 			for off := 0; off+unix.SizeofInotifyEvent <= n; {
 				ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
 				nb := buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
 				if string(bytes.TrimRight(nb, "\x00")) == name {
-					return
+					return true, ""
 				}
 				off += unix.SizeofInotifyEvent + int(ev.Len)
 			}
-		}
-		t.Fatalf("nobody created %s in %s", name, dir)
+			return false, ""
+		})
 	}
 }
 

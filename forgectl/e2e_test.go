@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"forgectl.dev/shared/poll"
 )
 
 // End-to-end tests run the built forgectl against a temp home, with the
@@ -95,23 +97,24 @@ type recordLine struct {
 // waitRecord waits for fakeclaude's "start" line.
 func (e *e2e) waitRecord(t *testing.T) recordLine {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if f, err := os.Open(e.record); err == nil {
-			sc := bufio.NewScanner(f)
-			for sc.Scan() {
-				var r recordLine
-				if json.Unmarshal(sc.Bytes(), &r) == nil && r.Event == "start" {
-					f.Close()
-					return r
-				}
-			}
-			f.Close()
+	var start recordLine
+	poll.Every(20*time.Millisecond).Until(t, 15*time.Second, "claude to start", func() (bool, string) {
+		f, err := os.Open(e.record)
+		if err != nil {
+			return false, ""
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("claude never started")
-	return recordLine{}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			var r recordLine
+			if json.Unmarshal(sc.Bytes(), &r) == nil && r.Event == "start" {
+				start = r
+				return true, ""
+			}
+		}
+		return false, ""
+	})
+	return start
 }
 
 func TestE2EResumeExecsClaudeInItsDirectory(t *testing.T) {
@@ -194,14 +197,11 @@ func TestE2ELiveSessionRefusedThenFork(t *testing.T) {
 func (e *e2e) waitRegistered(t *testing.T, pid int) string {
 	t.Helper()
 	regFile := filepath.Join(e.claude, "sessions", fmt.Sprintf("%d.json", pid))
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(regFile); err == nil {
-			return regFile
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("claude never registered")
-		}
-	}
+	poll.Every(20*time.Millisecond).Until(t, 10*time.Second, "claude to register", func() (bool, string) {
+		_, err := os.Stat(regFile)
+		return err == nil, ""
+	})
+	return regFile
 }
 
 func exitCode(err error) int {
@@ -244,17 +244,17 @@ func (s *tmuxServer) screen() string {
 	return string(out)
 }
 
+// waitFor waits for the screen ok accepts and returns it. A capture is a
+// tmux process: it is asked every 30 ms, not more, to leave the CPU to the
+// picker being watched.
 func (s *tmuxServer) waitFor(what string, ok func(string) bool) string {
 	s.t.Helper()
 	var last string
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(30 * time.Millisecond) {
+	poll.Every(30*time.Millisecond).Until(s.t, 15*time.Second, what, func() (bool, string) {
 		last = s.screen()
-		if ok(last) {
-			return last
-		}
-	}
-	s.t.Fatalf("timed out waiting for %s; screen:\n%s", what, last)
-	return ""
+		return ok(last), last
+	})
+	return last
 }
 
 // startPickers runs `forgectl resume` n times in a row in a 160x40 tmux
@@ -275,14 +275,13 @@ func (e *e2e) startPickers(tm *tmuxServer, n int) {
 // returns their exit codes.
 func (e *e2e) waitExits(t *testing.T, n int) []string {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	var codes []string
+	poll.Every(20*time.Millisecond).Until(t, 15*time.Second, fmt.Sprintf("%d picker(s) to exit", n), func() (bool, string) {
 		b, _ := os.ReadFile(filepath.Join(e.home, "exits"))
-		if codes := strings.Fields(string(b)); len(codes) >= n {
-			return codes
-		}
-	}
-	t.Fatalf("%d picker(s) never exited", n)
-	return nil
+		codes = strings.Fields(string(b))
+		return len(codes) >= n, fmt.Sprintf("exit codes %q", codes)
+	})
+	return codes
 }
 
 func TestE2EPickerInTmux(t *testing.T) {
@@ -319,10 +318,8 @@ func TestE2EPickerInTmux(t *testing.T) {
 // it is gone, so it cannot write into a temp dir being removed.
 func stopProcess(t *testing.T, pid int) {
 	syscall.Kill(pid, syscall.SIGTERM)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if syscall.Kill(pid, 0) != nil {
-			return
-		}
+	if poll.Every(20*time.Millisecond).Wait(10*time.Second, func() bool { return syscall.Kill(pid, 0) != nil }) {
+		return
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 }
@@ -562,13 +559,10 @@ func TestE2EPickerFillsAsTheListingStreams(t *testing.T) {
 	// once this one's listing has written its index.
 	coldNext := func() {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if err := os.Remove(index); err == nil {
-				return
-			} else if time.Now().After(deadline) {
-				t.Fatalf("the listing wrote no index: %v", err)
-			}
-		}
+		poll.Every(20*time.Millisecond).Until(t, 10*time.Second, "the listing to write its index", func() (bool, string) {
+			err := os.Remove(index)
+			return err == nil, fmt.Sprint(err)
+		})
 	}
 
 	// watch samples the screen until every row is in, failing if the
@@ -577,22 +571,22 @@ func TestE2EPickerFillsAsTheListingStreams(t *testing.T) {
 	watch := func(tm *tmuxServer, want string) int {
 		t.Helper()
 		partial := 0
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		poll.Every(20*time.Millisecond).Until(t, 30*time.Second, fmt.Sprintf("the picker to hold all %d rows", all), func() (bool, string) {
 			screen := tm.screen()
 			_, total := pickerCounts(screen)
 			if total < 0 {
-				continue
+				return false, screen
 			}
 			if got := pickerCursor(screen); !strings.Contains(got, want) {
 				t.Fatalf("with %d of %d rows in, the cursor is on %q, not the row of %q:\n%s", total, all, got, want, screen)
 			}
 			if total == all {
-				return partial
+				return true, ""
 			}
 			partial++
-		}
-		t.Fatalf("the picker never held all %d rows", all)
-		return 0
+			return false, screen
+		})
+		return partial
 	}
 
 	// Without a query: the cursor moved up two rows stays there.

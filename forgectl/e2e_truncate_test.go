@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"forgectl.dev/shared/poll"
 )
 
 // An index file truncated by another process while forgectl has it mapped
@@ -92,30 +94,32 @@ func truncatedWhileMapped(t *testing.T, mapped string, args ...string) {
 // file whose path holds mapped in its memory map, and returns that path;
 // "" when it exited first. The process is left stopped.
 func stopWhenMapped(pid int, mapped string) string {
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	found := ""
+	// Each look stops the process, so it is let run 200 µs between looks.
+	poll.Every(200*time.Microsecond).Wait(5*time.Second, func() bool {
 		if syscall.Kill(pid, syscall.SIGSTOP) != nil {
-			return ""
+			return true // exited first
 		}
 		for !stopped(pid) {
 			if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
-				return ""
+				return true
 			}
 			runtime.Gosched()
 		}
 		maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
 		if err != nil {
-			return ""
+			return true
 		}
 		for _, l := range strings.Split(string(maps), "\n") {
 			if i := strings.Index(l, "/"); i >= 0 && strings.Contains(l[i:], mapped) {
-				return strings.TrimSuffix(l[i:], " (deleted)")
+				found = strings.TrimSuffix(l[i:], " (deleted)")
+				return true
 			}
 		}
 		syscall.Kill(pid, syscall.SIGCONT)
-		time.Sleep(200 * time.Microsecond)
-	}
-	return ""
+		return false
+	})
+	return found
 }
 
 // stopped reports whether the process is stopped, or gone (a zombie).

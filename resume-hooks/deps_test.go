@@ -19,5 +19,10 @@ func TestDeps(t *testing.T) {
 				t.Errorf("resume-hooks links %s", pkg)
 			}
 		}
+		// The suite's test helpers (shared/poll, shared/manual/manualtest)
+		// are for tests only.
+		if pkg == "testing" || strings.HasPrefix(pkg, "testing/") {
+			t.Errorf("resume-hooks links %s", pkg)
+		}
 	}
 }

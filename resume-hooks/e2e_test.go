@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/poll"
 )
 
 // binary is resume-hooks built once for the end-to-end tests.
@@ -87,16 +88,8 @@ func (p *running) wait(t *testing.T) int {
 	return p.cmd.ProcessState.ExitCode()
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+// eventualWait bounds every wait for what a run does in the background.
+const eventualWait = 15 * time.Second
 
 func (w *world) file(name string) string {
 	b, _ := os.ReadFile(filepath.Join(w.home, name))
@@ -150,7 +143,7 @@ command = ["` + next + `"]
 			w.baseline("2.1.1")
 			w.claude("2.1.2")
 			p := w.start("run")
-			eventually(t, "the first hook", func() bool { return w.file("slow.pid") != "" })
+			poll.Until(t, eventualWait, "the first hook", func() (bool, string) { return w.file("slow.pid") != "", "" })
 			hookPid, _ := strconv.Atoi(strings.TrimSpace(w.file("slow.pid")))
 			p.cmd.Process.Signal(sig)
 			if code := p.wait(t); code != 1 {
@@ -165,7 +158,7 @@ command = ["` + next + `"]
 			if !strings.Contains(p.stderr.String(), "stopped by a signal: no version recorded") {
 				t.Fatalf("stderr:\n%s", p.stderr.String())
 			}
-			eventually(t, "the interrupted hook to end", func() bool { return pidGone(hookPid) })
+			poll.Until(t, eventualWait, "the interrupted hook to end", func() (bool, string) { return pidGone(hookPid), "" })
 		})
 	}
 }
@@ -185,7 +178,7 @@ while :; do sleep 0.05; done
 	w.baseline("2.1.1")
 	w.claude("2.1.2")
 	p := w.start("run")
-	eventually(t, "the restart", func() bool { return w.file("restart.args") != "" })
+	poll.Until(t, eventualWait, "the restart", func() (bool, string) { return w.file("restart.args") != "", "" })
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if code := p.wait(t); code != 1 {
 		t.Fatalf("exit %d\n%s", code, p.stderr.String())
@@ -213,14 +206,20 @@ while [ ! -e "$RIG/open" ]; do sleep 0.05; done
 	w.baseline("2.1.1")
 	w.claude("2.1.2")
 	first := w.start("run")
-	eventually(t, "the first run's hook", func() bool { return w.file("fired") != "" })
+	poll.Until(t, eventualWait, "the first run's hook", func() (bool, string) { return w.file("fired") != "", "" })
 	second := w.start("run")
 	want := "forgectl: waiting for the hooks run already in progress (pid " + strconv.Itoa(first.cmd.Process.Pid) + ", manual, since "
-	eventually(t, "the waiting line", func() bool { return strings.Contains(second.stderr.String(), want) })
+	poll.Until(t, eventualWait, "the waiting line", func() (bool, string) {
+		s := second.stderr.String()
+		return strings.Contains(s, want), s
+	})
 
 	// A third run stopped while it waits records nothing and exits 1.
 	third := w.start("run")
-	eventually(t, "the third run to wait", func() bool { return strings.Contains(third.stderr.String(), "waiting for") })
+	poll.Until(t, eventualWait, "the third run to wait", func() (bool, string) {
+		s := third.stderr.String()
+		return strings.Contains(s, "waiting for"), s
+	})
 	third.cmd.Process.Signal(syscall.SIGINT)
 	if code := third.wait(t); code != 1 || !strings.Contains(third.stderr.String(), "stopped while waiting") {
 		t.Fatalf("third: exit %d\n%s", code, third.stderr.String())

@@ -19,5 +19,10 @@ func TestForbiddenDependencies(t *testing.T) {
 				t.Errorf("resume-restart links %s", dep)
 			}
 		}
+		// The suite's test helpers (shared/poll, shared/manual/manualtest)
+		// are for tests only.
+		if dep == "testing" || strings.HasPrefix(dep, "testing/") {
+			t.Errorf("resume-restart links %s", dep)
+		}
 	}
 }

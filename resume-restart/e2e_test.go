@@ -30,6 +30,7 @@ import (
 	"forgectl.dev/resume-restart/internal/herdr"
 	"forgectl.dev/resume-restart/internal/outdated"
 	"forgectl.dev/resume-restart/internal/restart"
+	"forgectl.dev/shared/poll"
 	"forgectl.dev/shared/registry"
 )
 
@@ -233,9 +234,9 @@ func (r *rig) startClaude(env ...string) claude {
 		forced = forced || strings.HasPrefix(e, "FAKECLAUDE_STATUS_FILE=")
 	}
 	transcript := r.transcript(c.session)
-	r.eventually("the first prompt's transcript and its turn to end", func() bool {
+	rigPoll.Until(r.t, rigWait, "the first prompt's transcript and its turn to end", func() (bool, string) {
 		if _, err := os.Stat(transcript); err != nil {
-			return false // the submit record comes first
+			return false, "" // the submit record comes first
 		}
 		submitted := false
 		for _, ev := range r.records() {
@@ -246,10 +247,10 @@ func (r *rig) startClaude(env ...string) claude {
 			case ev["event"] == "submit":
 				submitted = true
 			case submitted && ev["event"] == "status" && ev["status"] == "idle":
-				return true
+				return true, ""
 			}
 		}
-		return submitted && forced
+		return submitted && forced, ""
 	})
 	return c
 }
@@ -281,29 +282,26 @@ func (r *rig) startUnprompted(env ...string) claude {
 		r.t.Fatal(err)
 	}
 	var c claude
-	r.eventually("claude to register in "+created.PaneID, func() bool {
+	rigPoll.Until(r.t, rigWait, "claude to register in "+created.PaneID, func() (bool, string) {
 		for _, e := range r.live() {
 			if outdated.PaneEnvOf(e.Pid) == created.PaneID {
 				c = claude{pane: created.PaneID, pid: e.Pid, session: e.SessionID}
-				return true
+				return true, ""
 			}
 		}
-		return false
+		return false, ""
 	})
 	r.herdr("admin", "wait", c.pane, "--contains", "0/200k")
 	return c
 }
 
-func (r *rig) eventually(what string, cond func() bool) {
-	r.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			r.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+// rigWait bounds every wait on claude, herdr or the run in the background;
+// rigPoll asks at most every 50 ms, since most checks read the registry
+// and every fakeclaude's record.
+const (
+	rigWait = 20 * time.Second
+	rigPoll = poll.Every(50 * time.Millisecond)
+)
 
 func (r *rig) live() []registry.Entry {
 	entries, _ := registry.Live(filepath.Join(r.home, ".claude", "sessions"))
@@ -392,7 +390,10 @@ func (p *process) wait() result {
 // waitStderr waits until the run's progress shows text.
 func (p *process) waitStderr(text string) {
 	p.r.t.Helper()
-	p.r.eventually(fmt.Sprintf("progress %q", text), func() bool { return strings.Contains(p.stderr.String(), text) })
+	rigPoll.Until(p.r.t, rigWait, fmt.Sprintf("progress %q", text), func() (bool, string) {
+		s := p.stderr.String()
+		return strings.Contains(s, text), s
+	})
 }
 
 // outcomes runs restart with --json and decodes its outcome array.
@@ -527,10 +528,10 @@ func (r *rig) assertStillRunning(c claude) {
 func (r *rig) assertResumed(c claude) {
 	r.t.Helper()
 	var e registry.Entry
-	r.eventually("the resumed session to be idle", func() bool {
+	rigPoll.Until(r.t, rigWait, "the resumed session to be idle", func() (bool, string) {
 		var ok bool
 		e, ok = r.liveSession(c.session)
-		return ok && e.Pid != c.pid
+		return ok && e.Pid != c.pid, ""
 	})
 	if e.Version != newVersion {
 		r.t.Errorf("resumed as version %q, want %s", e.Version, newVersion)
@@ -847,9 +848,9 @@ func (r *rig) assertHangsReaped() {
 		if json.Unmarshal([]byte(l), &h) != nil || h.Child == 0 {
 			continue
 		}
-		r.eventually(fmt.Sprintf("hang child %d to die", h.Child), func() bool {
+		rigPoll.Until(r.t, rigWait, fmt.Sprintf("hang child %d to die", h.Child), func() (bool, string) {
 			st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", h.Child))
-			return err != nil || strings.Contains(string(st), ") Z ")
+			return err != nil || strings.Contains(string(st), ") Z "), ""
 		})
 	}
 }

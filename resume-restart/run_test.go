@@ -19,6 +19,7 @@ import (
 	"forgectl.dev/resume-restart/internal/restart"
 	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/poll"
 	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/registry"
 	"forgectl.dev/shared/snapstore"
@@ -190,12 +191,10 @@ func TestOutdated(t *testing.T) {
 		t.Fatal(err)
 	}
 	var childStart string
-	for range 100 {
-		if childStart, err = proc.StartTime(child.Process.Pid); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Wait(time.Second, func() bool {
+		childStart, err = proc.StartTime(child.Process.Pid)
+		return err == nil
+	})
 	register(t, home, self, selfStart, map[string]any{"sessionId": "s-self", "version": "2.1.99", "status": "idle", "cwd": "/src/a", "name": "a-1"})
 	register(t, home, child.Process.Pid, childStart, map[string]any{"sessionId": "s-child", "version": "", "status": "busy", "cwd": nil, "name": nil})
 	register(t, home, dead.Process.Pid, "1", map[string]any{"sessionId": "s-dead", "version": "2.0.1", "status": "idle"})

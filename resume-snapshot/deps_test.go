@@ -37,6 +37,9 @@ func TestDependencies(t *testing.T) {
 		"net/http",
 		"text/template",
 		"html/template",
+		// The suite's test helpers (shared/poll, shared/manual/manualtest)
+		// are for tests only.
+		"testing",
 	}
 	for p := range deps {
 		for _, f := range forbidden {

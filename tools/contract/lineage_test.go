@@ -9,24 +9,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // switched waits for the pane's registry to name a session other than old
 // (/branch and /clear move the same process to a new id) and returns it.
 func (p *pane) switched(what, old string) string {
 	p.h.t.Helper()
-	deadline := time.Now().Add(turnWait)
-	for {
-		if r, ok := p.registry(); ok && r.SessionID != "" && r.SessionID != old {
-			return r.SessionID
-		}
-		if time.Now().After(deadline) {
-			r, _ := p.registry()
-			p.h.t.Fatalf("pane %s: %s: the registry still names %q; screen:\n%s", p.id, what, r.SessionID, p.screen())
-		}
-		time.Sleep(screenPoll)
+	var id string
+	if !screenPoll.Wait(turnWait, func() bool {
+		r, ok := p.registry()
+		id = r.SessionID
+		return ok && id != "" && id != old
+	}) {
+		r, _ := p.registry()
+		p.h.t.Fatalf("pane %s: %s: the registry still names %q; screen:\n%s", p.id, what, r.SessionID, p.screen())
 	}
+	return id
 }
 
 // lineageRow is the part of ls --json under contract here.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"forgectl.dev/shared/poll"
 )
 
 // TestLiveSessionIsRefusedAndForkable holds a real idle session open: ls
@@ -51,15 +53,8 @@ func TestLiveSessionIsRefusedAndForkable(t *testing.T) {
 	// A slow reply keeps the CLI busy for a few seconds; ls must say so.
 	p.typeText("this reply will be slow")
 	p.keys("Enter")
-	deadline := time.Now().Add(turnWait)
-	for {
-		if r := h.ls()[id]; r.Status == "busy" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ls never reported the session busy during a slow reply; screen:\n%s", p.screen())
-		}
-		time.Sleep(300 * time.Millisecond)
+	if !poll.Every(300*time.Millisecond).Wait(turnWait, func() bool { return h.ls()[id].Status == "busy" }) {
+		t.Fatalf("ls never reported the session busy during a slow reply; screen:\n%s", p.screen())
 	}
 	p.waitScreen("slow reply", turnWait, func(s string) bool { return strings.Contains(s, "This reply was slow on purpose") })
 	p.waitIdle("after the slow reply", turnWait)

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // herdrPane is a real claude in a pane of tools/fakeherdr, which follows
@@ -94,8 +93,8 @@ func (h *home) startHerdrClaude(env []string, dir, binary string) *herdrPane {
 // when box is set), and returns its pid.
 func (p *herdrPane) waitRegistered(what string, not int, box bool) int {
 	p.h.t.Helper()
-	deadline := time.Now().Add(startWait)
-	for {
+	found := 0
+	if !screenPoll.Wait(startWait, func() bool {
 		entries, _ := os.ReadDir(filepath.Join(p.h.claude, "sessions"))
 		for _, e := range entries {
 			pid, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json"))
@@ -111,15 +110,16 @@ func (p *herdrPane) waitRegistered(what string, not int, box bool) int {
 			if json.Unmarshal(b, &r) == nil && (r.Status == "idle" || !box) {
 				if _, drawn := inputLine(p.screen()); drawn || !box {
 					p.h.pids = append(p.h.pids, pid) // cleanup ends it
-					return pid
+					found = pid
+					return true
 				}
 			}
 		}
-		if time.Now().After(deadline) {
-			p.h.t.Fatalf("pane %s: %s: no idle claude registered within %v; screen:\n%s", p.id, what, startWait, p.screen())
-		}
-		time.Sleep(screenPoll)
+		return false
+	}) {
+		p.h.t.Fatalf("pane %s: %s: no idle claude registered within %v; screen:\n%s", p.id, what, startWait, p.screen())
 	}
+	return found
 }
 
 func (p *herdrPane) screen() string {
@@ -224,12 +224,8 @@ func TestRestartNeverStopsAnUnpromptedSession(t *testing.T) {
 	// restart brings it back on the newer claude.
 	h.herdr(env, "pane", "send-text", p.id, "hello before the restart")
 	h.herdr(env, "pane", "send-keys", p.id, "enter")
-	deadline := time.Now().Add(turnWait)
-	for !strings.Contains(p.screen(), "You said: hello before the restart") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no reply; screen:\n%s", p.screen())
-		}
-		time.Sleep(screenPoll)
+	if !screenPoll.Wait(turnWait, func() bool { return strings.Contains(p.screen(), "You said: hello before the restart") }) {
+		t.Fatalf("no reply; screen:\n%s", p.screen())
 	}
 	p.waitRegistered("after the prompt", 0, true)
 	// The CLI appends the turn's rows to its transcript a moment after the
@@ -239,20 +235,15 @@ func TestRestartNeverStopsAnUnpromptedSession(t *testing.T) {
 		OK     bool   `json:"ok"`
 		Reason string `json:"reason"`
 	}
-	deadline = time.Now().Add(turnWait)
-	for {
+	if !screenPoll.Wait(turnWait, func() bool {
 		saved := h.env
 		h.env = env
 		vout, _, _ := h.forgectl("resume", "--dry-run", "--json", "--assume-stopped", strconv.Itoa(p.pid), id)
 		h.env = saved
-		if json.Unmarshal([]byte(vout), &v) == nil && v.OK {
-			break
-		}
-		if time.Now().After(deadline) {
-			m, _ := filepath.Glob(filepath.Join(h.claude, "projects", "*", id+".jsonl"))
-			t.Fatalf("forgectl never resolved the prompted session (last verdict %+v, transcript %v)", v, m)
-		}
-		time.Sleep(screenPoll)
+		return json.Unmarshal([]byte(vout), &v) == nil && v.OK
+	}) {
+		m, _ := filepath.Glob(filepath.Join(h.claude, "projects", "*", id+".jsonl"))
+		t.Fatalf("forgectl never resolved the prompted session (last verdict %+v, transcript %v)", v, m)
 	}
 	out, errOut, code = restart("restart", "--outdated", "--json", "--timeout", "2m")
 	outs = nil

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"forgectl.dev/shared/poll"
 )
 
 // Waits are generous because the real CLI is slow to start (it maps a
@@ -25,7 +27,7 @@ const (
 	startWait  = 60 * time.Second
 	turnWait   = 60 * time.Second
 	exitWait   = 30 * time.Second
-	screenPoll = 200 * time.Millisecond
+	screenPoll = poll.Every(200 * time.Millisecond)
 )
 
 // apiKey is a dummy: the stand-in never checks it, but the CLI wants one
@@ -297,18 +299,12 @@ func (p *pane) dead() bool {
 // waitScreen polls the screen until ok says yes.
 func (p *pane) waitScreen(what string, timeout time.Duration, ok func(string) bool) string {
 	p.h.t.Helper()
-	deadline := time.Now().Add(timeout)
 	var s string
-	for {
+	screenPoll.Until(p.h.t, timeout, fmt.Sprintf("pane %s: %s", p.id, what), func() (bool, string) {
 		s = p.screen()
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			p.h.t.Fatalf("pane %s: %s: not seen within %v; screen:\n%s", p.id, what, timeout, s)
-		}
-		time.Sleep(screenPoll)
-	}
+		return ok(s), s
+	})
+	return s
 }
 
 // inputLine is the text of the ❯ line between the last two rules, "" when
@@ -385,22 +381,23 @@ func (p *pane) registry() (registry, bool) {
 // box on screen.
 func (p *pane) waitIdle(what string, timeout time.Duration) registry {
 	p.h.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		r, ok := p.registry()
+	var r registry
+	var ok bool
+	if !screenPoll.Wait(timeout, func() bool {
+		r, ok = p.registry()
 		if ok && r.Status == "idle" {
 			if _, box := inputLine(p.screen()); box {
-				return r
+				return true
 			}
 		}
 		if p.dead() {
 			p.h.t.Fatalf("pane %s: claude exited while waiting for %s; screen:\n%s", p.id, what, p.screen())
 		}
-		if time.Now().After(deadline) {
-			p.h.t.Fatalf("pane %s: %s: claude not idle within %v (registry %+v, found %v); screen:\n%s", p.id, what, timeout, r, ok, p.screen())
-		}
-		time.Sleep(screenPoll)
+		return false
+	}) {
+		p.h.t.Fatalf("pane %s: %s: claude not idle within %v (registry %+v, found %v); screen:\n%s", p.id, what, timeout, r, ok, p.screen())
 	}
+	return r
 }
 
 // startClaude runs the given claude binary in dir and waits for its input
@@ -429,8 +426,7 @@ func (p *pane) prompt(text, want string) registry {
 // come later still: after a resume or a fork it was seen only at exit.)
 func (h *home) waitPromptRow(id, text string) {
 	h.t.Helper()
-	deadline := time.Now().Add(turnWait)
-	for {
+	screenPoll.Until(h.t, turnWait, fmt.Sprintf("the transcript of %s to record the prompt %q", id, text), func() (bool, string) {
 		paths, _ := filepath.Glob(filepath.Join(h.claude, "projects", "*", id+".jsonl"))
 		if len(paths) == 1 {
 			if b, err := os.ReadFile(paths[0]); err == nil {
@@ -442,16 +438,13 @@ func (h *home) waitPromptRow(id, text string) {
 						} `json:"message"`
 					}
 					if json.Unmarshal([]byte(l), &row) == nil && row.Type == "user" && row.Message.Content == text {
-						return
+						return true, ""
 					}
 				}
 			}
 		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("the transcript of %s never recorded the prompt %q (files %v)", id, text, paths)
-		}
-		time.Sleep(screenPoll)
-	}
+		return false, fmt.Sprintf("files %v", paths)
+	})
 }
 
 // slash runs a slash command, waiting for what it prints.
@@ -468,12 +461,8 @@ func (p *pane) exit() {
 	p.h.t.Helper()
 	p.typeText("/exit")
 	p.keys("Enter")
-	deadline := time.Now().Add(exitWait)
-	for !p.dead() || alive(p.pid) {
-		if time.Now().After(deadline) {
-			p.h.t.Fatalf("pane %s: claude did not exit; screen:\n%s", p.id, p.screen())
-		}
-		time.Sleep(screenPoll)
+	if !screenPoll.Wait(exitWait, func() bool { return p.dead() && !alive(p.pid) }) {
+		p.h.t.Fatalf("pane %s: claude did not exit; screen:\n%s", p.id, p.screen())
 	}
 	if _, err := os.Stat(p.registryPath()); err == nil {
 		p.h.t.Errorf("registry file %s left behind by a clean exit", p.registryPath())
@@ -512,12 +501,10 @@ func (h *home) cleanup() {
 			}
 		}
 	}
+	// One bound for them all: they were all told to go at once.
 	deadline := time.Now().Add(10 * time.Second)
 	for _, pid := range pids {
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-		}
-		if alive(pid) {
+		if !poll.Every(100*time.Millisecond).Wait(time.Until(deadline), func() bool { return !alive(pid) }) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}

@@ -4,6 +4,7 @@ package contract
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,16 +104,10 @@ type snapshot struct {
 // runs after the turn, not before the reply shows.
 func waitSnapshot(t *testing.T, path string, ok func(snapshot) bool) snapshot {
 	t.Helper()
-	deadline := time.Now().Add(turnWait)
 	var sn snapshot
-	for {
+	screenPoll.Until(t, turnWait, "snapshot "+path+" as expected", func() (bool, string) {
 		b, err := os.ReadFile(path)
-		if err == nil && json.Unmarshal(b, &sn) == nil && ok(sn) {
-			return sn
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("snapshot %s not as expected within %v: %s (read error %v)", path, turnWait, b, err)
-		}
-		time.Sleep(screenPoll)
-	}
+		return err == nil && json.Unmarshal(b, &sn) == nil && ok(sn), fmt.Sprintf("%s (read error %v)", b, err)
+	})
+	return sn
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"forgectl.dev/shared/poll"
 )
 
 // claudeBin is fakeclaude built as "claude" by TestMain.
@@ -111,7 +113,7 @@ func (p *proc) registry() (map[string]any, bool) {
 func (p *proc) waitStatus(want string) map[string]any {
 	p.t.Helper()
 	var m map[string]any
-	eventually(p.t, "registry status "+want, func() (bool, string) {
+	settlePoll.Until(p.t, settleWait, "registry status "+want, func() (bool, string) {
 		var ok bool
 		m, ok = p.registry()
 		return ok && m["status"] == want, fmt.Sprint(m)
@@ -132,20 +134,12 @@ func (p *proc) wait() int {
 	return p.err.(*exec.ExitError).ExitCode()
 }
 
-func eventually(t *testing.T, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		ok, detail := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; last: %s", what, detail)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// settleWait bounds every wait on fakeclaude; settlePoll is how often
+// each wait asks.
+const (
+	settleWait = 20 * time.Second
+	settlePoll = poll.Every(20 * time.Millisecond)
+)
 
 func readRecord(t *testing.T, path string) []map[string]any {
 	t.Helper()
@@ -309,7 +303,7 @@ func TestConfigDirAndName(t *testing.T) {
 	home, cfg := t.TempDir(), t.TempDir()
 	p := start(t, home, []string{"CLAUDE_CONFIG_DIR=" + cfg}, "--name", "Login work")
 	path := filepath.Join(cfg, "sessions", strconv.Itoa(p.cmd.Process.Pid)+".json")
-	eventually(t, "registry under CLAUDE_CONFIG_DIR", func() (bool, string) {
+	settlePoll.Until(t, settleWait, "registry under CLAUDE_CONFIG_DIR", func() (bool, string) {
 		_, err := os.Stat(path)
 		return err == nil, fmt.Sprint(err)
 	})
@@ -369,7 +363,7 @@ func TestExitsAndSignals(t *testing.T) {
 		home := t.TempDir()
 		record := filepath.Join(t.TempDir(), "rec")
 		p := start(t, home, []string{"FAKECLAUDE_NO_REGISTRY=1", "FAKECLAUDE_RECORD=" + record})
-		eventually(t, "the start record", func() (bool, string) { return len(readRecord(t, record)) == 1, "" })
+		settlePoll.Until(t, settleWait, "the start record", func() (bool, string) { return len(readRecord(t, record)) == 1, "" })
 		if _, err := os.Stat(filepath.Join(home, ".claude")); !os.IsNotExist(err) {
 			t.Errorf("~/.claude created with FAKECLAUDE_NO_REGISTRY=1: %v", err)
 		}
@@ -439,7 +433,7 @@ func (tm *tmuxTerm) keys(k ...string)  { tm.tmux(append([]string{"send-keys", "-
 func (tm *tmuxTerm) waitScreen(what string, cond func(string) bool) string {
 	tm.t.Helper()
 	var scr string
-	eventually(tm.t, what, func() (bool, string) { scr = tm.screen(); return cond(scr), scr })
+	settlePoll.Until(tm.t, settleWait, what, func() (bool, string) { scr = tm.screen(); return cond(scr), scr })
 	return scr
 }
 
@@ -497,7 +491,7 @@ func TestInteractiveScreen(t *testing.T) {
 	tm.waitScreen("the prompt in the history", func(s string) bool {
 		return strings.Contains(s, "> say hi\n● (fakeclaude) ok\n") && cmp.Equal(box(s), []string{"❯\u00a0"})
 	})
-	eventually(t, "busy then idle", func() (bool, string) {
+	settlePoll.Until(t, settleWait, "busy then idle", func() (bool, string) {
 		var seen []string
 		for _, ev := range readRecord(t, record) {
 			if ev["event"] == "submit" {
@@ -531,7 +525,7 @@ func TestInteractiveScreen(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(home, ".claude", "sessions", "*")); len(left) != 0 {
 		t.Errorf("registry left after /exit: %v", left)
 	}
-	eventually(t, "stty after", func() (bool, string) {
+	settlePoll.Until(t, settleWait, "stty after", func() (bool, string) {
 		_, err := os.Stat(filepath.Join(home, "after"))
 		return err == nil, ""
 	})

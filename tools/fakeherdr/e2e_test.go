@@ -190,7 +190,7 @@ func TestProcessInfoFollowsForeground(t *testing.T) {
 	if err := syscall.Kill(reg.PID, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the shell to hold the foreground again", func() (bool, string) {
+	rigPoll.Until(t, rigWait, "the shell to hold the foreground again", func() (bool, string) {
 		res := r.herdr("pane", "process-info", "--pane", c.PaneID)
 		var m struct {
 			Result struct {
@@ -240,7 +240,7 @@ func TestReadAndTypeIntoClaude(t *testing.T) {
 	}
 	waitDraft := func(want string) {
 		t.Helper()
-		eventually(t, fmt.Sprintf("draft %q", want), func() (bool, string) {
+		rigPoll.Until(t, rigWait, fmt.Sprintf("draft %q", want), func() (bool, string) {
 			d := draft()
 			return d == want, d
 		})
@@ -268,7 +268,7 @@ func TestReadAndTypeIntoClaude(t *testing.T) {
 	waitDraft("hi-+")
 	send("pane", "send-keys", c.PaneID, "enter")
 	waitDraft("")
-	eventually(t, "the submit, busy and idle again in the record", func() (bool, string) {
+	rigPoll.Until(t, rigWait, "the submit, busy and idle again in the record", func() (bool, string) {
 		var seen []string
 		for _, ev := range readJSONL(t, record) {
 			switch ev["event"] {
@@ -304,9 +304,9 @@ func TestReadAndTypeIntoClaude(t *testing.T) {
 		return oneLine(t, r.herdr("pane", "get", c.PaneID))["result"].(map[string]any)["pane"].(map[string]any)["agent_status"].(string)
 	}
 	syscall.Kill(reg.PID, syscall.SIGUSR1)
-	eventually(t, "agent_status working", func() (bool, string) { s := status(); return s == "working", s })
+	rigPoll.Until(t, rigWait, "agent_status working", func() (bool, string) { s := status(); return s == "working", s })
 	syscall.Kill(reg.PID, syscall.SIGUSR1)
-	eventually(t, "agent_status idle", func() (bool, string) { s := status(); return s == "idle", s })
+	rigPoll.Until(t, rigWait, "agent_status idle", func() (bool, string) { s := status(); return s == "idle", s })
 
 	// A bad key anywhere in the list means nothing is typed at all.
 	before := len(readJSONL(t, filepath.Join(r.state, "typed.jsonl")))
@@ -340,7 +340,7 @@ func TestRunTypesLineAndEnter(t *testing.T) {
 	if res.code != 0 || res.stdout != "" || res.stderr != "" {
 		t.Fatalf("pane run: %+v", res)
 	}
-	eventually(t, "the command's output", func() (bool, string) {
+	rigPoll.Until(t, rigWait, "the command's output", func() (bool, string) {
 		scr := r.herdr("pane", "read", c.PaneID, "--source", "visible").stdout
 		return strings.Contains(scr, "$ echo one -- two  three; echo four\none -- two three\nfour\n"), scr
 	})
@@ -355,7 +355,7 @@ func TestRunTypesLineAndEnter(t *testing.T) {
 
 	r.admin("paste", c.PaneID, "on")
 	r.herdr("pane", "run", c.PaneID, "echo", "pasted")
-	eventually(t, "the pasted command's output", func() (bool, string) {
+	rigPoll.Until(t, rigWait, "the pasted command's output", func() (bool, string) {
 		scr := r.herdr("pane", "read", c.PaneID, "--source", "recent").stdout
 		return strings.Contains(scr, "\npasted\n"), scr
 	})
@@ -381,7 +381,7 @@ func TestReadSourcesAndScroll(t *testing.T) {
 		}
 		return strings.Split(strings.TrimSuffix(res.stdout, "\n"), "\n")
 	}
-	eventually(t, "seq output", func() (bool, string) {
+	rigPoll.Until(t, rigWait, "seq output", func() (bool, string) {
 		l := lines("--source", "visible")
 		return len(l) == 40 && l[38] == "100" && l[39] == "$", strings.Join(l, "|")
 	})
@@ -624,7 +624,7 @@ func (r *rig) startGroup(args ...string) *exec.Cmd {
 func (r *rig) waitHang(n int) map[string]any {
 	r.t.Helper()
 	var hangs []map[string]any
-	eventually(r.t, "the hang to start", func() (bool, string) {
+	rigPoll.Until(r.t, rigWait, "the hang to start", func() (bool, string) {
 		hangs = readJSONL(r.t, filepath.Join(r.state, "hangs.jsonl"))
 		return len(hangs) >= n, fmt.Sprint(hangs)
 	})
@@ -646,7 +646,7 @@ func TestHangEndsOnlyWithAGroupKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	eventually(t, "the hang's child to die with its group", func() (bool, string) { return gone(child), strconv.Itoa(child) })
+	rigPoll.Until(t, rigWait, "the hang's child to die with its group", func() (bool, string) { return gone(child), strconv.Itoa(child) })
 
 	// Killing only the parent leaves the child: that is what makes a
 	// caller's missing group kill observable.
@@ -680,7 +680,7 @@ func TestRunTypesThenHangs(t *testing.T) {
 	if len(typed) != 1 || typed[0]["text"] != "echo typed-before-the-hang" || typed[0]["enter"] != true {
 		t.Errorf("typed.jsonl = %v", typed)
 	}
-	eventually(t, "the typed line to run", func() (bool, string) {
+	rigPoll.Until(t, rigWait, "the typed line to run", func() (bool, string) {
 		scr := r.herdr("pane", "read", c.PaneID, "--source", "visible").stdout
 		return strings.Contains(scr, "\ntyped-before-the-hang\n"), scr
 	})
@@ -690,7 +690,7 @@ func TestRunTypesThenHangs(t *testing.T) {
 		t.Errorf("pane run ended with %v, want killed", err)
 	}
 	child := int(h["child_pid"].(float64))
-	eventually(t, "the child to die", func() (bool, string) { return gone(child), "" })
+	rigPoll.Until(t, rigWait, "the child to die", func() (bool, string) { return gone(child), "" })
 }
 
 func TestDeadPanesDisappear(t *testing.T) {
@@ -698,7 +698,7 @@ func TestDeadPanesDisappear(t *testing.T) {
 	c1 := r.createPane()
 	c2 := r.createPane()
 	r.herdr("pane", "run", c1.PaneID, "exit")
-	eventually(t, "the exited pane to leave the list", func() (bool, string) {
+	rigPoll.Until(t, rigWait, "the exited pane to leave the list", func() (bool, string) {
 		res := r.herdr("pane", "list")
 		return strings.Count(res.stdout, `"pane_id"`) == 1 && strings.Contains(res.stdout, c2.PaneID), res.stdout
 	})
@@ -706,7 +706,7 @@ func TestDeadPanesDisappear(t *testing.T) {
 
 	// With the last pane gone tmux exits; a new pane starts a new server.
 	r.herdr("pane", "run", c2.PaneID, "exit")
-	eventually(t, "an empty list", func() (bool, string) {
+	rigPoll.Until(t, rigWait, "an empty list", func() (bool, string) {
 		res := r.herdr("pane", "list")
 		return res.code == 0 && res.stdout == `{"id":"cli:pane:list","result":{"panes":[],"type":"pane_list"}}`+"\n", res.stdout + res.stderr
 	})

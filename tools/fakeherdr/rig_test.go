@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"forgectl.dev/shared/poll"
 )
 
 // binDir holds fakeherdr and fakeclaude (as "claude"), built once by TestMain.
@@ -107,17 +109,14 @@ func newRig(t *testing.T) *rig {
 			}
 		}
 		exec.Command("tmux", "-L", r.tmux, "kill-server").Run()
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			alive := false
+		poll.Every(20*time.Millisecond).Wait(5*time.Second, func() bool {
 			for _, pid := range pids {
 				if running(pid) {
-					alive = true
+					return false
 				}
 			}
-			if !alive {
-				break
-			}
-		}
+			return true
+		})
 		os.Remove(tmuxSocketPath(os.Getenv("TMUX_TMPDIR"), r.tmux))
 	})
 	for _, kv := range os.Environ() {
@@ -197,7 +196,7 @@ func (r *rig) claudePane(env ...string) (created, claudeReg) {
 	}
 	c := r.createPane(args...)
 	var reg claudeReg
-	eventually(r.t, "fakeclaude registers", func() (bool, string) {
+	rigPoll.Until(r.t, rigWait, "fakeclaude registers", func() (bool, string) {
 		files, _ := filepath.Glob(filepath.Join(r.home, ".claude", "sessions", "*.json"))
 		for _, f := range files {
 			var cand claudeReg
@@ -213,7 +212,7 @@ func (r *rig) claudePane(env ...string) (created, claudeReg) {
 		return false, fmt.Sprint(files)
 	})
 	// The screen is drawn right after the registry is written.
-	eventually(r.t, "box drawn", func() (bool, string) {
+	rigPoll.Until(r.t, rigWait, "box drawn", func() (bool, string) {
 		scr := r.herdr("pane", "read", c.PaneID, "--source", "visible").stdout
 		_, ok := promptDraft(scr)
 		return ok, scr
@@ -256,23 +255,12 @@ func gone(pid int) bool {
 	return err != nil || st.state == "Z" || st.state == "X"
 }
 
-// eventually polls cond until it holds or a generous deadline passes.
-func eventually(t *testing.T, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	last := ""
-	for {
-		ok, detail := cond()
-		if ok {
-			return
-		}
-		last = detail
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; last:\n%s", what, last)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+// rigWait is the generous bound of every wait on a pane, a process or
+// fakeherdr's state; rigPoll is how often each wait asks.
+const (
+	rigWait = 20 * time.Second
+	rigPoll = poll.Every(50 * time.Millisecond)
+)
 
 // promptDraft reads Claude Code's input box off a screen with the strict
 // rule test: the last two lines of at least 20 ─ making up 4/5 of their

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"forgectl.dev/shared/poll"
 )
 
 var harnessBuild struct {
@@ -72,41 +74,37 @@ func (h *harnessRun) tmux(args ...string) string {
 func (h *harnessRun) waitScreen(what string, ok func(string) bool) string {
 	h.t.Helper()
 	var last string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	poll.Until(h.t, 10*time.Second, what, func() (bool, string) {
 		last = h.tmux("capture-pane", "-p", "-t", "t")
-		if ok(last) {
-			return last
-		}
-	}
-	h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, last)
-	return ""
+		return ok(last), last
+	})
+	return last
 }
 
 func (h *harnessRun) result() string {
 	h.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(h.out); err == nil {
-			h.waitExit() // the race detector reports at exit
-			// go-fuzzyfinder races with itself (it can draw after tcell's
-			// Fini); only a race whose accesses are in our code fails.
-			if report, _ := os.ReadFile(h.stderr); oursRaced(string(report)) {
-				h.t.Errorf("a data race in the picker:\n%s", report)
-			}
-			return string(b)
-		}
+	var b []byte
+	if !poll.Every(20*time.Millisecond).Wait(10*time.Second, func() bool {
+		var err error
+		b, err = os.ReadFile(h.out)
+		return err == nil
+	}) {
+		h.t.Fatalf("the harness never returned; screen:\n%s", h.tmux("capture-pane", "-p", "-t", "t"))
 	}
-	h.t.Fatalf("the harness never returned; screen:\n%s", h.tmux("capture-pane", "-p", "-t", "t"))
-	return ""
+	h.waitExit() // the race detector reports at exit
+	// go-fuzzyfinder races with itself (it can draw after tcell's
+	// Fini); only a race whose accesses are in our code fails.
+	if report, _ := os.ReadFile(h.stderr); oursRaced(string(report)) {
+		h.t.Errorf("a data race in the picker:\n%s", report)
+	}
+	return string(b)
 }
 
 // waitExit waits for the harness to exit: its tmux session ends with it.
 func (h *harnessRun) waitExit() {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if exec.Command("tmux", "-L", h.sock, "has-session", "-t", "t").Run() != nil {
-			return
-		}
-	}
-	h.t.Fatal("the harness did not exit after returning")
+	poll.Until(h.t, 10*time.Second, "the harness to exit after returning", func() (bool, string) {
+		return exec.Command("tmux", "-L", h.sock, "has-session", "-t", "t").Run() != nil, ""
+	})
 }
 
 // cursorRow is the row the finder's cursor is on ("> " marks it).
@@ -134,11 +132,11 @@ func counts(screen string) (matched, total int) {
 func (h *harnessRun) watchCursor(want string) {
 	h.t.Helper()
 	samples := 0
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(15 * time.Millisecond) {
+	poll.Every(15*time.Millisecond).Until(h.t, 20*time.Second, "the rows all to arrive", func() (bool, string) {
 		screen := h.tmux("capture-pane", "-p", "-t", "t")
 		_, total := counts(screen)
 		if total < 0 {
-			continue // a screen caught mid-draw
+			return false, screen // a screen caught mid-draw
 		}
 		if got := cursorRow(screen); got != want {
 			h.t.Fatalf("with %d rows the cursor is on %q, want %q; screen:\n%s", total, got, want, screen)
@@ -148,10 +146,10 @@ func (h *harnessRun) watchCursor(want string) {
 			if samples < 5 {
 				h.t.Fatalf("the rows arrived before they could be watched (%d samples)", samples)
 			}
-			return
+			return true, ""
 		}
-	}
-	h.t.Fatal("the rows never all arrived")
+		return false, screen
+	})
 }
 
 // Rows stream in below the cursor's row; the cursor never leaves it, and

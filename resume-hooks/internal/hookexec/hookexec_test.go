@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"forgectl.dev/shared/poll"
 )
 
 // gone reports a pid that no longer runs. A zombie counts as gone: the
@@ -30,29 +32,22 @@ func gone(pid int) bool {
 
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !gone(pid) {
-		if time.Now().After(deadline) {
-			unix.Kill(pid, unix.SIGKILL)
-			t.Fatalf("pid %d still runs", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !poll.Every(20*time.Millisecond).Wait(10*time.Second, func() bool { return gone(pid) }) {
+		unix.Kill(pid, unix.SIGKILL)
+		t.Fatalf("pid %d still runs", pid)
 	}
 }
 
 func readPid(t *testing.T, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var n int
+	poll.Until(t, 10*time.Second, "a pid in "+path, func() (bool, string) {
 		b, err := os.ReadFile(path)
-		if n, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil && n > 0 {
-			return n
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pid in %s", path)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		var perr error
+		n, perr = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil && perr == nil && n > 0, fmt.Sprintf("%q", b)
+	})
+	return n
 }
 
 func TestTimeoutKillsTheGroupWithAForkedGrandchild(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/poll"
 )
 
 // envHook appends its position and the three hook variables to hooks.log.
@@ -467,7 +468,10 @@ touch "$RIG/once"; echo started >> "$RIG/hooks.log"; exec sleep 300`)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- g.r.Run(ctx, false) }()
-	waitFor(t, func() bool { return len(g.lines("hooks.log")) == 1 })
+	poll.Until(t, runWait, "the first hook to run", func() (bool, string) {
+		got := g.lines("hooks.log")
+		return len(got) == 1, fmt.Sprintf("hooks.log %q", got)
+	})
 	cancel()
 	if code := <-done; code != 1 {
 		t.Fatalf("exit %d", code)
@@ -504,7 +508,10 @@ func TestLockWaitSaysSo(t *testing.T) {
 	os.WriteFile(g.files.RunLock(), hookstate.Holder{Pid: os.Getpid(), Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Trigger: "launchd"}.Encode(), 0o600)
 	done := make(chan int, 1)
 	go func() { done <- g.r.Run(context.Background(), false) }()
-	waitFor(t, func() bool { return strings.Contains(g.stderr.String(), "waiting for") })
+	poll.Until(t, runWait, "the run to wait for the lock", func() (bool, string) {
+		s := g.stderr.String()
+		return strings.Contains(s, "waiting for"), s
+	})
 	if got := g.lines("hooks.log"); got != nil {
 		t.Fatalf("ran while the other run held the lock: %q", got)
 	}
@@ -549,20 +556,12 @@ func TestDryRunWritesNothing(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out waiting")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+// runWait bounds every wait for what a run does in the background.
+const runWait = 10 * time.Second
 
 func waitGone(t *testing.T, pidText string) {
 	t.Helper()
-	waitFor(t, func() bool { return processGone(pidText) })
+	poll.Until(t, runWait, "pid "+pidText+" to go", func() (bool, string) { return processGone(pidText), "" })
 }
 
 // resume-restart exits 0 when it skipped a session that has no herdr pane
@@ -662,7 +661,10 @@ while :; do sleep 0.05; done
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- g.r.Run(ctx, false) }()
-	waitFor(t, func() bool { _, err := os.Stat(filepath.Join(g.dir, "restart.started")); return err == nil })
+	poll.Until(t, runWait, "the restart to start", func() (bool, string) {
+		_, err := os.Stat(filepath.Join(g.dir, "restart.started"))
+		return err == nil, ""
+	})
 	cancel()
 	if code := <-done; code != 1 {
 		t.Fatalf("exit %d\n%s", code, g.stderr)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"forgectl.dev/shared/poll"
 )
 
 // stub is a tiny herdr stand-in: it logs its argv (one argument per line,
@@ -266,14 +268,14 @@ func assertChildGone(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	// The group was sent SIGKILL; give the kernel a moment to reap it.
-	for range 200 {
+	if poll.Wait(2*time.Second, func() bool {
 		if syscall.Kill(pid, 0) != nil {
-			return
+			return true
 		}
-		if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(st), ") Z ") {
-			return // a zombie: dead, waiting for its reaper
-		}
-		time.Sleep(10 * time.Millisecond)
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		return err == nil && strings.Contains(string(st), ") Z ") // a zombie: dead, waiting for its reaper
+	}) {
+		return
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 	t.Errorf("the hung call's child %d survived", pid)

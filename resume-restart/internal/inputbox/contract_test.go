@@ -25,11 +25,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"forgectl.dev/shared/poll"
 )
 
 const (
 	contractWait = 60 * time.Second
-	contractPoll = 200 * time.Millisecond
+	contractPoll = poll.Every(200 * time.Millisecond)
 	// The CLI asks once per key whether to use it; the approval is keyed by
 	// the last 20 characters.
 	contractKey = "sk-ant-api03-contract-test-not-a-real-key-0123456789abcdefghij"
@@ -122,16 +124,13 @@ func startFakeAPI(t *testing.T, tools string) string {
 			<-done
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if b, err := os.ReadFile(urlFile); err == nil {
-			return strings.TrimSpace(string(b))
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("fakeapi did not start")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var url string
+	poll.Every(50*time.Millisecond).Until(t, 20*time.Second, "fakeapi to start", func() (bool, string) {
+		b, err := os.ReadFile(urlFile)
+		url = strings.TrimSpace(string(b))
+		return err == nil, ""
+	})
+	return url
 }
 
 // box is one real claude in a private tmux server.
@@ -322,11 +321,7 @@ func startBox(t *testing.T, claude, api, settings string) *box {
 // it is somehow still there.
 func (b *box) stop() {
 	exec.Command("tmux", "-S", b.sock, "kill-server").Run()
-	deadline := time.Now().Add(10 * time.Second)
-	for syscall.Kill(b.pid, 0) == nil && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if syscall.Kill(b.pid, 0) == nil {
+	if !poll.Every(100*time.Millisecond).Wait(10*time.Second, func() bool { return syscall.Kill(b.pid, 0) != nil }) {
 		syscall.Kill(b.pid, syscall.SIGKILL)
 	}
 }
@@ -351,35 +346,24 @@ func (b *box) capture(flags ...string) string {
 
 func (b *box) waitScreen(what string, ok func(string) bool) {
 	b.t.Helper()
-	deadline := time.Now().Add(contractWait)
-	for {
+	contractPoll.Until(b.t, contractWait, what+" on screen", func() (bool, string) {
 		s := b.capture()
-		if ok(s) {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("%s: not on screen within %v:\n%s", what, contractWait, s)
-		}
-		time.Sleep(contractPoll)
-	}
+		return ok(s), s
+	})
 }
 
 // waitStatus waits for the CLI's own registry file to report status.
 func (b *box) waitStatus(status string) {
 	b.t.Helper()
 	path := filepath.Join(b.home, ".claude", "sessions", fmt.Sprintf("%d.json", b.pid))
-	deadline := time.Now().Add(contractWait)
-	for {
+	if !contractPoll.Wait(contractWait, func() bool {
 		var r struct {
 			Status string `json:"status"`
 		}
-		if data, err := os.ReadFile(path); err == nil && json.Unmarshal(data, &r) == nil && r.Status == status {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("claude not %s within %v; screen:\n%s", status, contractWait, b.capture())
-		}
-		time.Sleep(contractPoll)
+		data, err := os.ReadFile(path)
+		return err == nil && json.Unmarshal(data, &r) == nil && r.Status == status
+	}) {
+		b.t.Fatalf("claude not %s within %v; screen:\n%s", status, contractWait, b.capture())
 	}
 }
 
