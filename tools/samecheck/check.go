@@ -26,6 +26,7 @@ type check struct {
 	scale          int
 	keepHomes      bool
 	ignore         []string
+	ignoreLines    []*regexp.Regexp
 
 	runs, mismatches int
 }
@@ -209,7 +210,7 @@ func (c *check) exec(ctx context.Context, h *home, stand, bin, cfg string, args 
 	default:
 		return result{}, err
 	}
-	return result{stdout: c.strip(out.Bytes()), stderr: errb.Bytes(), code: code}, nil
+	return result{stdout: c.dropLines(c.strip(out.Bytes())), stderr: c.dropLines(errb.Bytes()), code: code}, nil
 }
 
 // strip takes the ignored keys out of JSON text, with the comma that
@@ -221,6 +222,25 @@ func (c *check) strip(b []byte) []byte {
 		b = regexp.MustCompile(`,?`+v).ReplaceAll(b, nil)
 	}
 	return b
+}
+
+// dropLines takes out the lines an -ignore-line expression matches.
+func (c *check) dropLines(b []byte) []byte {
+	if len(c.ignoreLines) == 0 {
+		return b
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	out := lines[:0]
+	for _, l := range lines {
+		drop := false
+		for _, re := range c.ignoreLines {
+			drop = drop || re.Match(bytes.TrimSuffix(l, []byte("\n")))
+		}
+		if !drop {
+			out = append(out, l)
+		}
+	}
+	return bytes.Join(out, nil)
 }
 
 // lsRow is what commands are made of: the listing's own answers.

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"regexp"
+	"testing"
+)
 
 // strip takes out only the ignored key, wherever it stands in an object,
 // and leaves every other byte.
@@ -28,5 +31,15 @@ func TestQueriesAreEnough(t *testing.T) {
 	}
 	if qs := queries(rows); len(qs) < 10 {
 		t.Errorf("queries = %q, want at least 10 from three rows", qs)
+	}
+}
+
+// dropLines takes out whole matching lines and nothing else.
+func TestDropLines(t *testing.T) {
+	c := check{ignoreLines: []*regexp.Regexp{regexp.MustCompile(`^  harness +string`)}}
+	in := "JSON\n  session_id  string  id\n  harness          string   the agent\n  name  string\nlast"
+	want := "JSON\n  session_id  string  id\n  name  string\nlast"
+	if got := string(c.dropLines([]byte(in))); got != want {
+		t.Errorf("dropLines = %q, want %q", got, want)
 	}
 }

@@ -2,7 +2,7 @@
 // user sees: it runs two builds of forgectl (before and after) on the same
 // generated homes and compares what each prints, byte for byte.
 //
-//	samecheck -old DIR -new DIR -work DIR [-scale N] [-keep-homes] [-ignore-field NAME]...
+//	samecheck -old DIR -new DIR -work DIR [-scale N] [-keep-homes] [-ignore-field NAME]... [-ignore-line RE]...
 //
 // DIR for -old and -new holds a forgectl binary (make build BIN=DIR); -work
 // is scratch space, where the homes are generated with the new build's
@@ -23,7 +23,9 @@
 //
 // stdout, stderr and the exit code must be identical, once each JSON key
 // named by -ignore-field (default "harness": the field the structure
-// issue adds) is taken out. A mismatch is run once more before it counts
+// issue adds) is taken out, and every line matching an -ignore-line
+// regular expression (default: the help's line documenting that field). A
+// mismatch is run once more before it counts
 // (a table's age column can tick between two runs). It prints one line per
 // mismatch with a diff of the first lines that differ, then a summary; it
 // exits 0 when everything matched, 1 when something differed, 2 on bad
@@ -37,6 +39,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 )
@@ -57,13 +60,14 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 	fs := flag.NewFlagSet("samecheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := check{out: stdout, log: stderr}
-	var ignore fieldList
+	var ignore, ignoreLines fieldList
 	fs.StringVar(&c.oldBin, "old", "", "directory holding the build before the change")
 	fs.StringVar(&c.newBin, "new", "", "directory holding the build after the change (and gencc)")
 	fs.StringVar(&c.work, "work", "", "scratch directory (a -scale home is kept there)")
 	fs.IntVar(&c.scale, "scale", 10000, "sessions in the benchmark home (0: none)")
 	fs.BoolVar(&c.keepHomes, "keep-homes", false, "keep the demo and lineage homes")
 	fs.Var(&ignore, "ignore-field", "a JSON key only the new build prints (repeatable; default harness)")
+	fs.Var(&ignoreLines, "ignore-line", "a regular expression for output lines only the new build prints (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -75,6 +79,17 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 		ignore = fieldList{"harness"}
 	}
 	c.ignore = ignore
+	if len(ignoreLines) == 0 {
+		ignoreLines = fieldList{`^  harness +string +the agent the session belongs to`}
+	}
+	for _, l := range ignoreLines {
+		re, err := regexp.Compile(l)
+		if err != nil {
+			fmt.Fprintf(stderr, "samecheck: -ignore-line: %v\n", err)
+			return 2
+		}
+		c.ignoreLines = append(c.ignoreLines, re)
+	}
 	same, err := c.all(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "samecheck: %v\n", err)
