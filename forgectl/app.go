@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/picker"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
@@ -53,6 +54,8 @@ type app struct {
 	// (sent to stdout), the flag error plus the manual on a bad flag
 	// (replaced by one error line and a hint).
 	flagOut bytes.Buffer
+	// walked is the harness, made once per invocation (see harness).
+	walked harness.Harness
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {

@@ -102,8 +102,14 @@ func (a *app) projectsProblem() string {
 }
 
 // harness is the agent whose sessions are listed, searched and resumed:
-// Claude Code, the one harness forgectl has so far.
-func (a *app) harness() harness.Harness { return claude.New(a.claudePaths()) }
+// Claude Code, the one harness forgectl has so far. Its tree is walked
+// once per invocation, however many listings and searches run.
+func (a *app) harness() harness.Harness {
+	if a.walked == nil {
+		a.walked = harness.WalkOnce(claude.New(a.claudePaths()))
+	}
+	return a.walked
+}
 
 // matching lists the sessions filter selects.
 func (a *app) matching(ctx context.Context, o resumeOpts) ([]*harness.Session, error) {

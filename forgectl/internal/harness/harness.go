@@ -15,6 +15,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/jsonl"
@@ -58,3 +59,33 @@ type File struct {
 
 // Path is the file's whole path.
 func (f *File) Path() string { return *f.Dir + string(filepath.Separator) + f.Name }
+
+// WalkOnce is h with one walk per invocation: the first Walk's result is
+// handed to every later call, so a command that searches and then lists
+// the hits, or searches again for a hint, stats the tree once. Every
+// caller gets the same slice: one may sort it (the listing orders it
+// newest first, which is the same order whoever sorts it), none may change
+// a file in it.
+func WalkOnce(h Harness) Harness { return &walkOnce{Harness: h} }
+
+type walkOnce struct {
+	Harness
+	mu       sync.Mutex
+	done     bool
+	files    []File
+	problems []error
+}
+
+func (w *walkOnce) Walk(ctx context.Context) ([]File, []error, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return w.files, w.problems, nil
+	}
+	files, problems, err := w.Harness.Walk(ctx)
+	if err != nil {
+		return nil, nil, err // not kept: a cancelled walk is not the tree
+	}
+	w.done, w.files, w.problems = true, files, problems
+	return files, problems, nil
+}
