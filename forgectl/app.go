@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/picker"
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/interrupt"
@@ -249,7 +250,7 @@ func (e *usageErr) Error() string { return e.msg }
 func missingValue(name, next string) error {
 	msg := fmt.Sprintf("flag --%s needs a value", name)
 	if next != "" {
-		msg += fmt.Sprintf(", and %s starts with \"-\" so it is not taken as one", quoted(next))
+		msg += fmt.Sprintf(", and %s starts with \"-\" so it is not taken as one", render.Quoted(next))
 	}
 	return &usageErr{msg, fmt.Sprintf(`give it one: --%s VALUE, or --%s=VALUE for a value that starts with "-"`, name, name)}
 }
@@ -324,7 +325,7 @@ func (a *app) rootCommand() *ffcli.Command {
 				return nil
 			}
 			if len(args) > 0 {
-				a.errorf("unknown command %s", quoted(args[0]))
+				a.errorf("unknown command %s", render.Quoted(args[0]))
 				a.hintf("run 'forgectl --help' for the list of commands")
 				return exit(exitcode.Usage)
 			}

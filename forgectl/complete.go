@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/shared/exitcode"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
@@ -285,8 +286,8 @@ func (a *app) candidates(words []string) []candidate {
 	out := a.walk(words)
 	kept := out[:0]
 	for _, c := range out {
-		if !hasControl(c.value) {
-			c.desc = clean(c.desc)
+		if !render.HasControl(c.value) {
+			c.desc = render.Clean(c.desc)
 			kept = append(kept, c)
 		}
 	}
@@ -426,11 +427,11 @@ func completeFilter(a *app, cur string) []candidate {
 			ids = append(ids, candidate{value: r.ID, desc: desc})
 		}
 		name := r.Name
-		if name != "" && (hasControl(name) || strings.TrimSpace(name) != name) {
+		if name != "" && (render.HasControl(name) || strings.TrimSpace(name) != name) {
 			// Offered as its id, matched as the table shows the name: the
 			// cleaned name, typed back, would match nothing or another
 			// session, and the raw one must not reach the terminal.
-			if !isID && strings.HasPrefix(strings.ToLower(clean(name)), lower) {
+			if !isID && strings.HasPrefix(strings.ToLower(render.Clean(name)), lower) {
 				byID = append(byID, candidate{value: r.ID, desc: desc, byID: true})
 			}
 			name = ""
@@ -438,7 +439,7 @@ func completeFilter(a *app, cur string) []candidate {
 		for _, w := range []struct{ v, kind string }{{name, "name"}, {r.Repo, "repo"}} {
 			// A repo with a control character is not offered at all: a
 			// repo filters by substring, so no id can stand in for it.
-			if w.v == "" || seen[w.v] || hasControl(w.v) || !strings.HasPrefix(strings.ToLower(w.v), lower) {
+			if w.v == "" || seen[w.v] || render.HasControl(w.v) || !strings.HasPrefix(strings.ToLower(w.v), lower) {
 				continue
 			}
 			seen[w.v] = true

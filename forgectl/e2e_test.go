@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"forgectl.dev/forgectl/internal/render"
 )
 
 // End-to-end tests run the built forgectl against a temp home, with the
@@ -160,7 +162,7 @@ func TestE2ELiveSessionRefusedThenFork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows []sessionJSON
+	var rows []render.SessionJSON
 	json.Unmarshal(out, &rows)
 	if len(rows) != 1 || !rows[0].Live || rows[0].Pid == nil || *rows[0].Pid != live.Process.Pid {
 		t.Fatalf("ls: %s", out)
@@ -386,7 +388,7 @@ func TestE2EStopHookSnapshotThenRestore(t *testing.T) {
 	os.RemoveAll(taskDir)
 
 	out, _ := e.command("resume", "ls", "--json").Output()
-	var rows []sessionJSON
+	var rows []render.SessionJSON
 	json.Unmarshal(out, &rows)
 	if len(rows) != 1 || rows[0].Name != "Login bugfix work" || rows[0].NameSource != "snapshot" || rows[0].Tasks.Total != 3 || rows[0].TasksSource != "snapshot" || rows[0].Live {
 		t.Fatalf("ls after exit: %s", out)

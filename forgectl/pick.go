@@ -9,8 +9,11 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/picker"
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/tasks"
 )
 
 // pickerHeadStart is how long the picker waits for its first rows before
@@ -48,16 +51,16 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	listCtx, stopListing := context.WithCancel(ctx)
 	defer stopListing()
 	listed := make(chan error, 1)
-	fam := newGrowingFamily()
+	fam := render.NewKin(nil)
 	go func() {
 		rows := 0
 		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose}, func(s *sessions.Session) error {
-			fam.add(s) // a hidden parent is still named in a preview
+			fam.Add(s) // a hidden parent is still named in a preview
 			if s.Hidden && !o.all {
 				return nil
 			}
 			rows++
-			src.Append(pickItem{s: s, now: now, row: pickRow(now, s), claude: claude, kin: fam})
+			src.Append(pickItem{s: s, now: now, row: render.PickRow(now, s), claude: claude, kin: fam})
 			return nil
 		})
 		switch {
@@ -136,4 +139,21 @@ func (h *heldNotes) flushTo(w io.Writer) {
 	defer h.mu.Unlock()
 	w.Write(h.buf.Bytes())
 	h.buf.Reset()
+}
+
+// pickItem adapts a session to the picker.
+type pickItem struct {
+	s      *sessions.Session
+	now    time.Time
+	row    string
+	claude paths.Claude // to count tasks for the preview when the listing skipped them
+	kin    *render.Kin  // the rows so far, for the preview's parent and children
+}
+
+func (p pickItem) Row() string { return p.row }
+
+func (p pickItem) Preview(width int) string {
+	return render.Preview(p.s, p.now, width, p.kin, func(s *sessions.Session) (tasks.Counts, string) {
+		return sessions.TaskCounts(p.claude, s.ID, s.Snapshot)
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"forgectl.dev/forgectl/internal/match"
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/shared/config"
@@ -101,7 +102,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 			a.errorf("no Claude Code sessions found under %s", a.claudePaths().Projects())
 			a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
 		} else {
-			a.errorf("no session matches %s", quoted(o.filter))
+			a.errorf("no session matches %s", render.Quoted(o.filter))
 			a.hintf("'forgectl resume ls' lists every session; --all includes hidden ones")
 		}
 		return exit(exitcode.Failed)
@@ -110,15 +111,15 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		a.why("ambiguous")
 		// Ambiguous, and either a filter was meant to be unique or nobody can
 		// answer a picker: list the candidates rather than prompt.
-		t := newTable(a.stdout, a.now(), false)
+		t := render.NewTable(a.stdout, a.now(), false, render.Listing)
 		for _, s := range hits {
-			t.add(s)
+			t.Add(s)
 		}
-		if err := t.close(); err != nil {
+		if err := t.Close(); err != nil {
 			return err
 		}
 		if o.filter != "" {
-			a.errorf("%d sessions match %s", len(hits), quoted(o.filter))
+			a.errorf("%d sessions match %s", len(hits), render.Quoted(o.filter))
 			a.hintf("narrow the filter, or pass a session id from the first column")
 		} else {
 			a.errorf("%d sessions and no terminal to pick one in", len(hits))
@@ -303,15 +304,7 @@ func (a *app) lsCommand() *ffcli.Command {
 				return a.lsLineage(ctx, strings.Join(args, " "), *all, *verbose, *asJSON, *tree)
 			}
 			m := match.New(strings.Join(args, " "), *all)
-			var out interface{ add(*sessions.Session) }
-			var closeOut func() error
-			if *asJSON {
-				j := newJSONArray(a.stdout)
-				out, closeOut = j, j.close
-			} else {
-				t := newTable(a.stdout, a.now(), true)
-				out, closeOut = t, t.close
-			}
+			out, closeOut := a.sessionWriter(*asJSON)
 			filtered := strings.TrimSpace(strings.Join(args, " ")) != ""
 			var total, shown, hidden, live int
 			_, err := a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered}, func(s *sessions.Session) error {
@@ -329,7 +322,7 @@ func (a *app) lsCommand() *ffcli.Command {
 					m.Add(s)
 				} else if !s.Hidden || *all {
 					shown++
-					out.add(s)
+					out(s)
 				}
 				return nil
 			})
@@ -339,7 +332,7 @@ func (a *app) lsCommand() *ffcli.Command {
 			if filtered {
 				hits, _ := m.Hits()
 				for _, s := range hits {
-					out.add(s)
+					out(s)
 				}
 				shown = len(hits)
 			}
@@ -380,26 +373,18 @@ func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON
 		hits[k] = at[s]
 	}
 	if !tree {
-		hits = roots(list, hits, visible)
-		if asJSON {
-			j := newJSONArray(a.stdout)
-			for _, i := range hits {
-				j.add(&list[i])
-			}
-			err = j.close()
-		} else {
-			t := newTable(a.stdout, a.now(), true)
-			for _, i := range hits {
-				t.add(&list[i])
-			}
-			err = t.close()
+		hits = render.Roots(list, hits, visible)
+		out, closeOut := a.sessionWriter(asJSON)
+		for _, i := range hits {
+			out(&list[i])
 		}
+		err = closeOut()
 	} else {
-		forest := buildTree(list, hits)
+		forest := render.Tree(list, hits)
 		if asJSON {
-			err = writeTreeJSON(a.stdout, list, forest)
+			err = render.WriteTreeJSON(a.stdout, list, forest)
 		} else if len(hits) > 0 {
-			err = writeTree(a.stdout, a.now(), list, forest)
+			err = render.WriteTree(a.stdout, a.now(), list, forest)
 		}
 	}
 	if err != nil {
@@ -407,4 +392,14 @@ func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON
 	}
 	a.notef("%d shown of %d sessions", len(hits), len(list))
 	return nil
+}
+
+// sessionWriter is ls's output as it streams: the JSON array or the table.
+func (a *app) sessionWriter(asJSON bool) (add func(*sessions.Session), close func() error) {
+	if asJSON {
+		j := render.NewJSONArray(a.stdout)
+		return func(s *sessions.Session) { j.Add(s, nil) }, j.Close
+	}
+	t := render.NewTable(a.stdout, a.now(), true, render.Listing)
+	return func(s *sessions.Session) { t.Add(s) }, t.Close
 }
