@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +13,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/picker"
 	"forgectl.dev/forgectl/internal/render"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/interrupt"
@@ -50,17 +49,35 @@ type app struct {
 	// assumeStopped is the live pid --assume-stopped says will have exited.
 	verdict       *verdict
 	assumeStopped int
-	// flagOut collects what the flag package prints: the manual on --help
-	// (sent to stdout), the flag error plus the manual on a bad flag
-	// (replaced by one error line and a hint).
-	flagOut bytes.Buffer
+	// said is stderr, telling a --json dry run's verdict the messages as
+	// they are written (msg.Recorder).
+	said *said
+	// prog is the finish path: the manual on --help, the usage hint, the
+	// exit code.
+	prog *cli.Program
+}
+
+// said is forgectl's stderr: each message written through shared/msg is
+// also handed to record, when one listens (the dry-run verdict keeps its
+// first error and hint so).
+type said struct {
+	io.Writer
+	record func(k msg.Kind, text string)
+}
+
+func (s *said) Record(k msg.Kind, text string) {
+	if s.record != nil {
+		s.record(k, text)
+	}
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	home, _ := os.UserHomeDir()
 	self, _ := os.Executable()
+	errs := &said{Writer: stderr}
 	a := &app{
-		stdin: stdin, stdout: stdout, stderr: stderr,
+		stdin: stdin, stdout: stdout, stderr: errs, said: errs,
+		prog:     &cli.Program{Command: "forgectl", Stdout: stdout, Stderr: errs},
 		getenv:   os.Getenv,
 		environ:  os.Environ,
 		home:     home,
@@ -110,54 +127,21 @@ func (a *app) runRoot(ctx context.Context, args []string) int {
 	ordered, err := flagsFirst(root, args)
 	if err == nil {
 		err = root.Parse(ordered)
-	} else {
-		ordered = args
 	}
 	if err != nil {
-		return a.usageError(err, commandPath(root, ordered))
+		return a.prog.Finish(root, err, true)
 	}
-	if err := root.Run(ctx); err != nil {
-		var ce *codeError
-		if errors.As(err, &ce) {
-			return ce.code
-		}
-		if errors.Is(err, flag.ErrHelp) {
-			return exitcode.OK
-		}
-		a.errorf("%v", err)
-		return exitcode.Failed
-	}
-	return exitcode.OK
+	return a.prog.Finish(root, root.Run(ctx), false)
 }
 
-// codeError ends a command with an exit code after its messages were printed.
-type codeError struct{ code int }
+// exit ends a command with code once its messages are printed (cli.Exit).
+func exit(code int) error { return cli.Exit(code) }
 
-func (e *codeError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+// codeError and noteTo are the names listing.go still calls: cli's exit
+// carrier, and an information line.
+type codeError = cli.ExitError
 
-func exit(code int) error {
-	if code == 0 {
-		return nil
-	}
-	return &codeError{code}
-}
-
-// usageError reports bad usage; path is the command's words ("resume ls ").
-func (a *app) usageError(err error, path string) int {
-	if errors.Is(err, flag.ErrHelp) {
-		a.stdout.Write(a.flagOut.Bytes())
-		return exitcode.OK
-	}
-	var ue *usageErr
-	if errors.As(err, &ue) {
-		a.errorf("%s", ue.msg)
-		a.hintf("%s", ue.hint)
-		return exitcode.Usage
-	}
-	a.errorf("%s", strings.TrimPrefix(err.Error(), "error parsing commandline arguments: "))
-	a.hintf("run 'forgectl %s--help' for usage", path)
-	return exitcode.Usage
-}
+func noteTo(w io.Writer, format string, args ...any) { msg.Infof(w, format, args...) }
 
 // flagsFirst lets flags follow the filter, as people type them
 // ("forgectl resume api --dry-run"): the flag package stops at the first
@@ -241,43 +225,21 @@ func subcommand(c *ffcli.Command, name string) *ffcli.Command {
 	return nil
 }
 
-// usageErr is bad usage found before the flag package parses the words,
-// with its own hint.
-type usageErr struct{ msg, hint string }
-
-func (e *usageErr) Error() string { return e.msg }
-
 func missingValue(name, next string) error {
 	msg := fmt.Sprintf("flag --%s needs a value", name)
 	if next != "" {
 		msg += fmt.Sprintf(", and %s starts with \"-\" so it is not taken as one", render.Quoted(next))
 	}
-	return &usageErr{msg, fmt.Sprintf(`give it one: --%s VALUE, or --%s=VALUE for a value that starts with "-"`, name, name)}
-}
-
-// commandPath is the subcommand path in args ("resume ls "), for a hint,
-// read from the command tree.
-func commandPath(root *ffcli.Command, args []string) string {
-	var b strings.Builder
-	c := root
-	for _, w := range args {
-		if c = subcommand(c, w); c == nil {
-			break
-		}
-		b.WriteString(w + " ")
-	}
-	return b.String()
+	return &cli.UsageError{Msg: msg, Hint: fmt.Sprintf(`give it one: --%s VALUE, or --%s=VALUE for a value that starts with "-"`, name, name)}
 }
 
 func (a *app) errorf(format string, args ...any) { msg.Errorf(a.stderr, format, args...) }
 
 func (a *app) hintf(format string, args ...any) { msg.Hintf(a.stderr, format, args...) }
 
-func (a *app) notef(format string, args ...any) { noteTo(a.stderr, format, args...) }
+func (a *app) warnf(format string, args ...any) { msg.Warnf(a.stderr, format, args...) }
 
-func noteTo(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "forgectl: "+format+"\n", args...)
-}
+func (a *app) notef(format string, args ...any) { msg.Infof(a.stderr, format, args...) }
 
 func (a *app) claudePaths() paths.Claude { return paths.ClaudeFrom(a.getenv, a.home) }
 
@@ -294,24 +256,13 @@ func (a *app) loadConfig() (*config.Config, error) {
 	return cfg, nil
 }
 
-func newFlagSet(name string, out io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(out)
-	return fs
-}
-
-// helpFunc prints a hand-written manual instead of ffcli's generated one.
-func helpFunc(text string) func(*ffcli.Command) string {
-	return func(*ffcli.Command) string { return strings.TrimLeft(text, "\n") }
-}
-
 func (a *app) rootCommand() *ffcli.Command {
-	fs := newFlagSet("forgectl", &a.flagOut)
+	fs := a.prog.FlagSet("forgectl")
 	showVersion := fs.Bool("version", false, "print the version")
 	return &ffcli.Command{
 		Name:      "forgectl",
 		FlagSet:   fs,
-		UsageFunc: helpFunc(rootHelp),
+		UsageFunc: cli.Text(rootHelp),
 		Subcommands: []*ffcli.Command{
 			a.resumeCommand(),
 			a.launchCommand(),

@@ -6,15 +6,16 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"forgectl.dev/shared/cli"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
 func (a *app) completionCommand() *ffcli.Command {
-	fs := newFlagSet("completion", &a.flagOut)
+	fs := a.prog.FlagSet("completion")
 	return &ffcli.Command{
 		Name:      "completion",
 		FlagSet:   fs,
-		UsageFunc: helpFunc(completionHelp),
+		UsageFunc: cli.Text(completionHelp),
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
 				return a.badUsage("completion", "name one shell: bash, zsh or fish")

@@ -50,7 +50,7 @@ func (a *app) dispatch(ctx context.Context, args []string) (int, bool) {
 	path, err := a.findSibling(sib.binary)
 	if err != nil {
 		a.errorf("%s is not installed beside forgectl or on PATH", sib.binary)
-		a.hintf("install it beside forgectl (%s) or on PATH: go install forgectl.dev/%s@latest", filepath.Dir(a.self), sib.binary)
+		a.hintf("install it beside forgectl (%s) or on PATH: 'go install forgectl.dev/%s@latest'", filepath.Dir(a.self), sib.binary)
 		return exitcode.Failed, true
 	}
 	argv := append([]string{path}, sib.lead...)

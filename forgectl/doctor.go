@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"forgectl.dev/shared/claudever"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/registry"
@@ -121,12 +122,12 @@ func (a *app) registryRow() (checkRow, []registry.Entry) {
 }
 
 func (a *app) doctorCommand() *ffcli.Command {
-	fs := newFlagSet("doctor", &a.flagOut)
+	fs := a.prog.FlagSet("doctor")
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
 	return &ffcli.Command{
 		Name:      "doctor",
 		FlagSet:   fs,
-		UsageFunc: helpFunc(doctorHelp),
+		UsageFunc: cli.Text(doctorHelp),
 		Exec: func(ctx context.Context, args []string) error {
 			cfg, rows := a.configRows()
 			rows = append(rows, a.claudeRow(ctx, cfg))
@@ -142,12 +143,12 @@ func (a *app) doctorCommand() *ffcli.Command {
 }
 
 func (a *app) launchDoctorCommand() *ffcli.Command {
-	fs := newFlagSet("launch doctor", &a.flagOut)
+	fs := a.prog.FlagSet("launch doctor")
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
 	return &ffcli.Command{
 		Name:      "doctor",
 		FlagSet:   fs,
-		UsageFunc: helpFunc(launchDoctorHelp),
+		UsageFunc: cli.Text(launchDoctorHelp),
 		Exec: func(ctx context.Context, args []string) error {
 			cfg, rows := a.configRows()
 			rows = append(rows, a.claudeRow(ctx, cfg))

@@ -13,6 +13,7 @@ import (
 	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/forgectl/internal/snapcheck"
 	"forgectl.dev/forgectl/internal/udiff"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/fsutil"
@@ -21,7 +22,7 @@ import (
 )
 
 func (a *app) initCommand() *ffcli.Command {
-	fs := newFlagSet("init", &a.flagOut)
+	fs := a.prog.FlagSet("init")
 	print := fs.Bool("print", false, "print the commented config to stdout instead of writing it")
 	stopHook := fs.Bool("stop-hook", false, "merge the Stop hook into Claude Code's user settings.json")
 	removeHook := fs.Bool("remove-stop-hook", false, "remove the Stop hook 'init --stop-hook' added")
@@ -29,7 +30,7 @@ func (a *app) initCommand() *ffcli.Command {
 	return &ffcli.Command{
 		Name:      "init",
 		FlagSet:   fs,
-		UsageFunc: helpFunc(initHelp),
+		UsageFunc: cli.Text(initHelp),
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return a.badUsage("init", "unexpected argument %q", args[0])
@@ -57,7 +58,7 @@ func (a *app) initCommand() *ffcli.Command {
 // badUsage is one error line and a hint, exit 2.
 func (a *app) badUsage(cmd, format string, args ...any) error {
 	a.errorf(format, args...)
-	a.hintf("run 'forgectl %s --help' for usage", cmd)
+	a.hintf("%s", a.prog.UsageHint(cmd+" "))
 	return exit(exitcode.Usage)
 }
 
@@ -181,7 +182,7 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 		var cmd, prog string
 		if cmd, prog, err = a.hookCommand(); err != nil {
 			a.errorf("%v", err)
-			a.hintf("build forgectl (make build, or go install forgectl.dev/forgectl@latest) and run init from there")
+			a.hintf("build forgectl ('make build', or 'go install forgectl.dev/forgectl@latest') and run init from there")
 			return exit(exitcode.Refused)
 		}
 		var res settings.Result
@@ -218,7 +219,7 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 		return exit(exitcode.Refused)
 	case errors.As(err, &ee):
 		a.errorf("%s: %v", path, ee)
-		a.hintf("save it as UTF-8 (Claude Code reads that too; iconv -f UTF-16 -t UTF-8), then run this again, or merge the hook by hand; nothing was changed")
+		a.hintf("save it as UTF-8 (Claude Code reads that too; 'iconv -f UTF-16 -t UTF-8'), then run this again, or merge the hook by hand; nothing was changed")
 		return exit(exitcode.Refused)
 	case err != nil:
 		a.errorf("%s: %v", path, err)

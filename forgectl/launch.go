@@ -7,18 +7,19 @@ import (
 	"os"
 
 	"forgectl.dev/forgectl/internal/shellword"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
 func (a *app) launchCommand() *ffcli.Command {
-	fs := newFlagSet("launch", &a.flagOut)
+	fs := a.prog.FlagSet("launch")
 	dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing")
 	return &ffcli.Command{
 		Name:        "launch",
 		FlagSet:     fs,
-		UsageFunc:   helpFunc(launchHelp),
+		UsageFunc:   cli.Text(launchHelp),
 		Subcommands: []*ffcli.Command{a.launchDoctorCommand()},
 		Exec: func(ctx context.Context, args []string) error {
 			return a.launch(args, *dryRun)

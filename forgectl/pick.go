@@ -11,6 +11,7 @@ import (
 	"forgectl.dev/forgectl/internal/picker"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/tasks"
@@ -98,8 +99,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*sessions.Ses
 	case errors.Is(err, picker.ErrAborted):
 		return nil, exit(exitcode.Interrupted)
 	case err != nil:
-		var ce *codeError
-		if errors.As(err, &ce) {
+		if _, ok := cli.Code(err); ok {
 			return nil, err
 		}
 		a.errorf("picker: %v", err)

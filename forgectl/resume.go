@@ -11,6 +11,7 @@ import (
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/forgectl/internal/shellword"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/tasks"
@@ -18,7 +19,7 @@ import (
 )
 
 func (a *app) resumeCommand() *ffcli.Command {
-	fs := newFlagSet("resume", &a.flagOut)
+	fs := a.prog.FlagSet("resume")
 	dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
 	fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
@@ -29,7 +30,7 @@ func (a *app) resumeCommand() *ffcli.Command {
 	return &ffcli.Command{
 		Name:        "resume",
 		FlagSet:     fs,
-		UsageFunc:   helpFunc(resumeHelp),
+		UsageFunc:   cli.Text(resumeHelp),
 		Subcommands: []*ffcli.Command{a.lsCommand(), a.searchCommand()},
 		Exec: func(ctx context.Context, args []string) error {
 			searching := false
@@ -110,13 +111,16 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 	if len(hits) > 1 {
 		a.why("ambiguous")
 		// Ambiguous, and either a filter was meant to be unique or nobody can
-		// answer a picker: list the candidates rather than prompt.
-		t := render.NewTable(a.stdout, a.now(), false, render.Listing)
-		for _, s := range hits {
-			t.Add(s)
-		}
-		if err := t.Close(); err != nil {
-			return err
+		// answer a picker: list the candidates rather than prompt (not in a
+		// verdict, which is one object).
+		if a.verdict == nil {
+			t := render.NewTable(a.stdout, a.now(), false, render.Listing)
+			for _, s := range hits {
+				t.Add(s)
+			}
+			if err := t.Close(); err != nil {
+				return err
+			}
 		}
 		if o.filter != "" {
 			a.errorf("%d sessions match %s", len(hits), render.Quoted(o.filter))
@@ -195,7 +199,7 @@ func (a *app) plan(cfg *config.Config, proxyEnv []string, s *sessions.Session, f
 	if !s.CwdExists {
 		a.why("cwd_gone")
 		a.errorf("the session's directory %s no longer exists", s.Cwd)
-		a.hintf("recreate it (for a deleted worktree: git worktree add %s <branch>) and run this again", s.Cwd)
+		a.hintf("recreate it (for a deleted worktree: 'git worktree add %s <branch>') and run this again", s.Cwd)
 		return plan{}, exit(exitcode.Failed)
 	}
 	prof, bin, err := a.profileFor(cfg, s.Cwd)
@@ -271,7 +275,7 @@ func (a *app) restoreTasks(ctx context.Context, p plan, fork bool) {
 	r, err := tasks.Restore(ctx, a.claudePaths().TaskList(p.session.ID), p.tasks, p.highWater)
 	if err != nil {
 		if ctx.Err() == nil { // else interrupted: the resume stops here
-			a.notef("warning: tasks not restored: %v", err)
+			a.warnf("tasks not restored: %v", err)
 		}
 		return
 	}
@@ -279,12 +283,12 @@ func (a *app) restoreTasks(ctx context.Context, p plan, fork bool) {
 		a.notef("restored %d task(s)%s", len(r.Written), idList(r.Written))
 	}
 	if len(r.Skipped) > 0 {
-		a.notef("warning: %d snapshotted task(s) have ids that cannot name a task file and were not restored%s", len(r.Skipped), idList(r.Skipped))
+		a.warnf("%d snapshotted task(s) have ids that cannot name a task file and were not restored%s", len(r.Skipped), idList(r.Skipped))
 	}
 }
 
 func (a *app) lsCommand() *ffcli.Command {
-	fs := newFlagSet("resume ls", &a.flagOut)
+	fs := a.prog.FlagSet("resume ls")
 	asJSON := fs.Bool("json", false, "print a JSON array (see the field table in --help)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
@@ -293,7 +297,7 @@ func (a *app) lsCommand() *ffcli.Command {
 	return &ffcli.Command{
 		Name:      "ls",
 		FlagSet:   fs,
-		UsageFunc: helpFunc(lsHelp),
+		UsageFunc: cli.Text(lsHelp),
 		Exec: func(ctx context.Context, args []string) error {
 			if *tree && *rootsOnly {
 				a.errorf("--tree and --roots cannot be combined")

@@ -13,6 +13,7 @@ import (
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
 	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/jsonl"
@@ -25,7 +26,7 @@ import (
 // place that joins the two, so the listing can change under it.
 
 func (a *app) searchCommand() *ffcli.Command {
-	fs := newFlagSet("resume search", &a.flagOut)
+	fs := a.prog.FlagSet("resume search")
 	asJSON := fs.Bool("json", false, "print a JSON array: the ls fields plus hits (see --help)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
 	limit := fs.Int("limit", 0, "print at most N sessions (0: all)")
@@ -33,11 +34,11 @@ func (a *app) searchCommand() *ffcli.Command {
 	return &ffcli.Command{
 		Name:      "search",
 		FlagSet:   fs,
-		UsageFunc: helpFunc(searchHelp()),
+		UsageFunc: cli.Text(searchHelp()),
 		Exec: func(ctx context.Context, args []string) error {
 			if *limit < 0 {
 				a.errorf("--limit must not be negative")
-				a.hintf("run 'forgectl resume search --help' for usage")
+				a.hintf("%s", a.prog.UsageHint("resume search "))
 				return exit(exitcode.Refused)
 			}
 			query := strings.Join(args, " ")
@@ -126,8 +127,7 @@ func (a *app) searchOptions() search.Options {
 // listing of every session.
 func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose bool) (found, error) {
 	res, err := a.rawSearch(ctx, q)
-	var ce *codeError
-	if errors.As(err, &ce) {
+	if _, ok := cli.Code(err); ok {
 		return found{}, err
 	}
 	for _, n := range res.Notes {
@@ -158,7 +158,7 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 	}
 	if verbose {
 		for _, p := range res.Problems {
-			a.notef("warning: %v", p)
+			a.warnf("%v", p)
 		}
 		st := res.Stats
 		a.notef("search index: %d transcripts read, %d unchanged, %d removed", st.Read, st.Reused, st.Removed)
@@ -331,8 +331,10 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*sessions.Sessio
 		return a.pickSearchHits(ctx, f)
 	}
 	a.why("ambiguous")
-	if err := writeSearchTable(a.stdout, a.now(), f, false); err != nil {
-		return nil, err
+	if a.verdict == nil { // a verdict is one object: no candidate table
+		if err := writeSearchTable(a.stdout, a.now(), f, false); err != nil {
+			return nil, err
+		}
 	}
 	a.errorf("%d sessions hold %s", len(f.idx), render.Quoted(o.search))
 	a.hintf("add words, or pass a session id from the first column")

@@ -35,6 +35,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"forgectl.dev/shared/msg"
 )
 
 func main() {
@@ -67,7 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := bench(ctx, o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "forgectl: error: benchsnap: %v\n", err)
+		msg.Errorf(stderr, "benchsnap: %v", err)
 		return 1
 	}
 	return 0
