@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -18,52 +19,55 @@ import (
 	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/transcript"
-	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
 // `forgectl resume search` and `forgectl resume --search`. The session rows
 // come from the listing (listSessions) through searchSessions, the one
 // place that joins the two, so the listing can change under it.
 
-func (a *app) searchCommand() *ffcli.Command {
-	fs := a.prog.FlagSet("resume search")
+func searchCommand() *command {
+	return &command{
+		name: "search", desc: "sessions whose conversation holds every word",
+		usage:        []usageLine{{"forgectl resume search WORDS", "list the sessions whose conversation holds every word"}},
+		interspersed: true,
+		help:         func() string { return searchHelp() },
+		flags:        searchFlags,
+	}
+}
+
+func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	asJSON := fs.Bool("json", false, "print a JSON array: the ls fields plus hits (see --help)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
 	limit := fs.Int("limit", 0, "print at most N sessions (0: all)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read and what the index did")
-	return &ffcli.Command{
-		Name:      "search",
-		FlagSet:   fs,
-		UsageFunc: cli.Text(searchHelp()),
-		Exec: func(ctx context.Context, args []string) error {
-			if *limit < 0 {
-				a.errorf("--limit must not be negative")
-				a.hintf("%s", a.prog.UsageHint("resume search "))
-				return exit(exitcode.Refused)
-			}
-			query := strings.Join(args, " ")
-			q, err := a.parseQuery(query, "resume search")
-			if err != nil {
-				return err
-			}
-			found, err := a.searchSessions(ctx, q, *all, *verbose)
-			if err != nil {
-				return err
-			}
-			if *limit > 0 && len(found.idx) > *limit {
-				found.idx = found.idx[:*limit]
-			}
-			// --json prints its array, [] too, as ls --json does.
-			if *asJSON {
-				err = writeSearchJSON(a.stdout, found)
-			} else if len(found.idx) > 0 {
-				err = writeSearchTable(a.stdout, a.now(), found, true)
-			}
-			if err == nil && len(found.idx) == 0 {
-				err = a.noHit(ctx, q, query, "", found, found)
-			}
+	return func(ctx context.Context, args []string) error {
+		if *limit < 0 {
+			a.errorf("--limit must not be negative")
+			a.hintf("%s", a.prog.UsageHint("resume search "))
+			return exit(exitcode.Refused)
+		}
+		query := strings.Join(args, " ")
+		q, err := a.parseQuery(query, "resume search")
+		if err != nil {
 			return err
-		},
+		}
+		found, err := a.searchSessions(ctx, q, *all, *verbose)
+		if err != nil {
+			return err
+		}
+		if *limit > 0 && len(found.idx) > *limit {
+			found.idx = found.idx[:*limit]
+		}
+		// --json prints its array, [] too, as ls --json does.
+		if *asJSON {
+			err = writeSearchJSON(a.stdout, found)
+		} else if len(found.idx) > 0 {
+			err = writeSearchTable(a.stdout, a.now(), found, true)
+		}
+		if err == nil && len(found.idx) == 0 {
+			err = a.noHit(ctx, q, query, "", found, found)
+		}
+		return err
 	}
 }
 

@@ -7,40 +7,40 @@ import (
 	"fmt"
 	"strings"
 
-	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/forgectl/internal/shellword"
-	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/tasks"
-	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
-func (a *app) resumeCommand() *ffcli.Command {
-	fs := a.prog.FlagSet("resume")
-	dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
-	fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
-	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
-	verbose := fs.Bool("verbose", false, "report files that could not be read")
-	asJSON := fs.Bool("json", false, "with --dry-run: print one verdict object (see VERDICT)")
-	stopped := fs.Int("assume-stopped", 0, "with --dry-run: resolve as though live `pid` had exited")
-	query := fs.String("search", "", "resolve to the sessions whose conversation holds QUERY (see 'resume search --help')")
-	return &ffcli.Command{
-		Name:        "resume",
-		FlagSet:     fs,
-		UsageFunc:   cli.Text(resumeHelp),
-		Subcommands: []*ffcli.Command{a.lsCommand(), a.searchCommand()},
-		Exec: func(ctx context.Context, args []string) error {
-			searching := false
-			fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
-			o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose,
-				search: *query, searching: searching}
-			if *asJSON || *stopped != 0 {
-				return a.resumeVerdict(ctx, o, *asJSON, *stopped)
+func resumeCommand() *command {
+	return &command{
+		name: "resume", desc: "pick or match a session and resume it",
+		usage:        []usageLine{{"forgectl resume [FILTER]", "pick a recent session from any repo and resume it in place"}},
+		help:         func() string { return resumeHelp },
+		interspersed: true,
+		words:        completeFilter,
+		subs:         []*command{lsCommand(), searchCommand(), snapshotCommand(), outdatedCommand(), restartCommand(), hooksCommand()},
+		flags: func(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
+			dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
+			fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
+			all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
+			verbose := fs.Bool("verbose", false, "report files that could not be read")
+			asJSON := fs.Bool("json", false, "with --dry-run: print one verdict object (see VERDICT)")
+			stopped := fs.Int("assume-stopped", 0, "with --dry-run: resolve as though live `pid` had exited")
+			query := fs.String("search", "", "resolve to the sessions whose conversation holds QUERY (see 'resume search --help')")
+			return func(ctx context.Context, args []string) error {
+				searching := false
+				fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
+				o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose,
+					search: *query, searching: searching}
+				if *asJSON || *stopped != 0 {
+					return a.resumeVerdict(ctx, o, *asJSON, *stopped)
+				}
+				return a.resume(ctx, o)
 			}
-			return a.resume(ctx, o)
 		},
 	}
 }
@@ -287,123 +287,82 @@ func (a *app) restoreTasks(ctx context.Context, p plan, fork bool) {
 	}
 }
 
-func (a *app) lsCommand() *ffcli.Command {
-	fs := a.prog.FlagSet("resume ls")
-	asJSON := fs.Bool("json", false, "print a JSON array (see the field table in --help)")
-	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
-	verbose := fs.Bool("verbose", false, "report files that could not be read")
-	tree := fs.Bool("tree", false, "print children below their parent (branches, forks, /clear continuations)")
-	rootsOnly := fs.Bool("roots", false, "only sessions that are nobody's child: one row per line of work")
-	return &ffcli.Command{
-		Name:      "ls",
-		FlagSet:   fs,
-		UsageFunc: cli.Text(lsHelp),
-		Exec: func(ctx context.Context, args []string) error {
-			if *tree && *rootsOnly {
-				a.errorf("--tree and --roots cannot be combined")
-				a.hintf("--tree already starts each line of work at its root; --roots lists the roots alone")
-				return exit(exitcode.Refused)
-			}
-			if *tree || *rootsOnly {
-				return a.lsLineage(ctx, strings.Join(args, " "), *all, *verbose, *asJSON, *tree)
-			}
-			m := match.New(strings.Join(args, " "), *all)
-			out, closeOut := a.sessionWriter(*asJSON)
-			filtered := strings.TrimSpace(strings.Join(args, " ")) != ""
-			var total, shown, hidden, live int
-			_, err := a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered}, func(s *sessions.Session) error {
-				total++
-				if s.Hidden {
-					hidden++
-				}
-				if s.Live {
-					live++
-				}
-				// Without a filter every visible row is written as it
-				// comes, and kept by nobody; a filter's tier is known
-				// only at the end.
-				if filtered {
-					m.Add(s)
-				} else if !s.Hidden || *all {
-					shown++
-					out(s)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if filtered {
-				hits, _ := m.Hits()
-				for _, s := range hits {
-					out(s)
-				}
-				shown = len(hits)
-			}
-			if err := closeOut(); err != nil {
-				return err
-			}
-			a.notef("%d shown of %d sessions (%d hidden, %d live)", shown, total, hidden, live)
-			return nil
-		},
-	}
-}
+const resumeHelp = `
+forgectl resume — get back into a Claude Code session after a terminal restart
 
-// lsLineage is ls --tree and ls --roots: both need the whole listing (a
-// child can be listed before its parent), so the sessions are collected
-// first.
-func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON, tree bool) error {
-	var list []sessions.Session
-	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true}, func(s *sessions.Session) error {
-		list = append(list, *s)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	m := match.New(filter, all)
-	at := make(map[*sessions.Session]int, len(list))
-	var visible []int
-	for i := range list {
-		at[&list[i]] = i
-		if all || !list[i].Hidden {
-			visible = append(visible, i)
-		}
-		m.Add(&list[i])
-	}
-	matched, _ := m.Hits()
-	hits := make([]int, len(matched))
-	for k, s := range matched {
-		hits[k] = at[s]
-	}
-	if !tree {
-		hits = render.Roots(list, hits, visible)
-		out, closeOut := a.sessionWriter(asJSON)
-		for _, i := range hits {
-			out(&list[i])
-		}
-		err = closeOut()
-	} else {
-		forest := render.Tree(list, hits)
-		if asJSON {
-			err = render.WriteTreeJSON(a.stdout, list, forest)
-		} else if len(hits) > 0 {
-			err = render.WriteTree(a.stdout, a.now(), list, forest)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	a.notef("%d shown of %d sessions", len(hits), len(list))
-	return nil
-}
+USAGE
+  forgectl resume [--fork] [--dry-run] [--all] [FILTER]
+  forgectl resume --dry-run --json [--assume-stopped PID] FILTER
+  forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
+  forgectl resume ls [--json] [--all] [--tree | --roots] [FILTER]
+  forgectl resume search [--json] [--all] [--limit N] QUERY...
+  forgectl resume snapshot [--quiet]         the Stop hook (resume-snapshot's code, in-process)
+  forgectl resume outdated [--json]          runs resume-restart
+  forgectl resume restart --outdated ...     runs resume-restart
+  forgectl resume hooks run|install|status   runs resume-hooks
+  Each of these has its own --help.
 
-// sessionWriter is ls's output as it streams: the JSON array or the table.
-func (a *app) sessionWriter(asJSON bool) (add func(*sessions.Session), close func() error) {
-	if asJSON {
-		j := render.NewJSONArray(a.stdout)
-		return func(s *sessions.Session) { j.Add(s, nil) }, j.Close
-	}
-	t := render.NewTable(a.stdout, a.now(), true, render.Listing)
-	return func(s *sessions.Session) { t.Add(s) }, t.Close
-}
+Lists recent sessions across every repo — name, repo, branch, last activity —
+and resumes the one you pick: it changes to the session's recorded directory,
+restores its snapshotted task list, and execs claude there with that
+directory's [launch] profile. It never returns; every subcommand does.
+
+FILTER matches, in this order, the first rule with any hit winning:
+  the exact session id; an id prefix (4+ characters); an exact session name;
+  a case-insensitive substring of the name, the repo or the cwd.
+One hit resumes it. Several print one candidate row per line on stdout (full
+id first) and exit 1 instead of prompting. Without a filter, a terminal opens
+the fuzzy finder; without a terminal (or with --dry-run) the candidates are
+printed and it exits 1. So: candidates on stdout means ambiguous, empty
+stdout means no match, exit 0 means it resumed.
+
+THE PICKER
+  Newest first; type to filter every session at once, Enter resumes the row
+  under the cursor, Esc or Ctrl-C leaves (exit 130). It opens at once and
+  rows arrive as the listing finds them, newest first (a first run reads the
+  newest transcripts first); rows are only ever added below, so the cursor
+  stays on its session while they come, with or without a query typed.
+  Enter during the fill resumes the highlighted session, once the registry
+  and the disk are checked again: a session that started running since is
+  refused (exit 2), one whose transcript is gone is an error (exit 1).
+
+FLAGS
+  --dry-run   print the resolved session, cwd, argv, added environment and
+              tasks to restore, as "key: value" lines; exec nothing, never
+              prompt; exit with the code the real run would give
+  --fork      pass --fork-session: branch a new session off the transcript.
+              The only way into a running session. Snapshotted tasks are
+              reported, not restored: a fork starts with an empty list.
+  --all       include hidden sessions (print-mode, sidechains, continued)
+  --verbose   report transcripts and registry files that could not be read
+  --json      with --dry-run: print one verdict object instead (VERDICT)
+  --assume-stopped PID
+              with --dry-run: resolve as though the live claude PID had
+              exited, so a session it runs is not refused as running (what
+              resume restart asks before it stops a session)
+  --search QUERY
+              resolve to the sessions whose conversation holds every word of
+              QUERY ("quote" a phrase) instead of matching names: one hit
+              resumes, several open the picker over the hits (their snippets
+              in the preview) or, with no terminal or --dry-run, print the
+              candidates and exit 1; a FILTER narrows the hits. See 'forgectl
+              resume search --help' for what is searched.
+  Flags may come after the FILTER. A flag's value is the next word, unless
+  that word starts with "-": then the value is missing (exit 2), so a
+  forgotten value never becomes a query. Write --search=-x, or --search --
+  -x (after "--" no word is a flag, and the flag before it takes the first).
+
+REFUSALS (exit 2)
+  A running session (two claude processes on one transcript corrupt it): the
+  error names its pid and, when known, its tmux pane. Use --fork, or check
+  first with 'forgectl resume ls --json' (fields live, pid).
+  A [proxy] launch_profile naming an undefined or empty profile: refused
+  before anything else, --dry-run included.
+
+With stdout not a terminal, --allow-dangerously-skip-permissions is withheld
+from the argv (as launch does), so a piped --dry-run never shows it.
+
+` + verdictFields + `
+
+` + exitcode.Table + `
+`
