@@ -35,8 +35,6 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
-
-	"forgectl.dev/shared/msg"
 )
 
 func main() {
@@ -69,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := bench(ctx, o, stdout, stderr); err != nil {
-		msg.Errorf(stderr, "benchsnap: %v", err)
+		fmt.Fprintf(stderr, "forgectl: error: benchsnap: %v\n", err)
 		return 1
 	}
 	return 0
