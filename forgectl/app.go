@@ -1,27 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/picker"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/paths"
-	"forgectl.dev/shared/version"
-	"github.com/peterbourgon/ff/v3/ffcli"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
@@ -50,19 +44,37 @@ type app struct {
 	// assumeStopped is the live pid --assume-stopped says will have exited.
 	verdict       *verdict
 	assumeStopped int
-	// flagOut collects what the flag package prints: the manual on --help
-	// (sent to stdout), the flag error plus the manual on a bad flag
-	// (replaced by one error line and a hint).
-	flagOut bytes.Buffer
+	// said is stderr, telling a --json dry run's verdict the messages as
+	// they are written (msg.Recorder).
+	said *said
+	// prog is the finish path: the manual on --help, the usage hint, the
+	// exit code.
+	prog *cli.Program
 	// walked is the harness, made once per invocation (see harness).
 	walked harness.Harness
+}
+
+// said is forgectl's stderr: each message written through shared/msg is
+// also handed to record, when one listens (the dry-run verdict keeps its
+// first error and hint so).
+type said struct {
+	io.Writer
+	record func(k msg.Kind, text string)
+}
+
+func (s *said) Record(k msg.Kind, text string) {
+	if s.record != nil {
+		s.record(k, text)
+	}
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	home, _ := os.UserHomeDir()
 	self, _ := os.Executable()
+	errs := &said{Writer: stderr}
 	a := &app{
-		stdin: stdin, stdout: stdout, stderr: stderr,
+		stdin: stdin, stdout: stdout, stderr: errs, said: errs,
+		prog:     &cli.Program{Command: "forgectl", Stdout: stdout, Stderr: errs},
 		getenv:   os.Getenv,
 		environ:  os.Environ,
 		home:     home,
@@ -108,178 +120,34 @@ func (a *app) run(ctx context.Context, args []string) int {
 }
 
 func (a *app) runRoot(ctx context.Context, args []string) int {
-	root := a.rootCommand()
-	ordered, err := flagsFirst(root, args)
+	cs := roster()
+	root := a.rootCommand(cs)
+	ordered, err := flagsFirst(root, cs, args)
 	if err == nil {
 		err = root.Parse(ordered)
-	} else {
-		ordered = args
 	}
 	if err != nil {
-		return a.usageError(err, commandPath(root, ordered))
+		return a.prog.Finish(root, err, true)
 	}
-	if err := root.Run(ctx); err != nil {
-		var ce *codeError
-		if errors.As(err, &ce) {
-			return ce.code
-		}
-		if errors.Is(err, flag.ErrHelp) {
-			return exitcode.OK
-		}
-		a.errorf("%v", err)
-		return exitcode.Failed
-	}
-	return exitcode.OK
+	return a.prog.Finish(root, root.Run(ctx), false)
 }
 
-// codeError ends a command with an exit code after its messages were printed.
-type codeError struct{ code int }
+// exit ends a command with code once its messages are printed (cli.Exit).
+func exit(code int) error { return cli.Exit(code) }
 
-func (e *codeError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+// codeError and noteTo are the names listing.go still calls: cli's exit
+// carrier, and an information line.
+type codeError = cli.ExitError
 
-func exit(code int) error {
-	if code == 0 {
-		return nil
-	}
-	return &codeError{code}
-}
-
-// usageError reports bad usage; path is the command's words ("resume ls ").
-func (a *app) usageError(err error, path string) int {
-	if errors.Is(err, flag.ErrHelp) {
-		a.stdout.Write(a.flagOut.Bytes())
-		return exitcode.OK
-	}
-	var ue *usageErr
-	if errors.As(err, &ue) {
-		a.errorf("%s", ue.msg)
-		a.hintf("%s", ue.hint)
-		return exitcode.Usage
-	}
-	a.errorf("%s", strings.TrimPrefix(err.Error(), "error parsing commandline arguments: "))
-	a.hintf("run 'forgectl %s--help' for usage", path)
-	return exitcode.Usage
-}
-
-// flagsFirst lets flags follow the filter, as people type them
-// ("forgectl resume api --dry-run"): the flag package stops at the first
-// word, so for resume and its subcommands (ls, search) the flags are moved
-// ahead of the words, and "--" is put before the words so that one
-// starting with "-" (after the user's own "--") stays a word.
-//
-// Which flags take a value is read from the FlagSets the commands declare
-// (every flag but a boolean one), so a new flag cannot be missed. A flag
-// that takes one keeps the word after it, unless that word starts with
-// "-": then the value is missing (bad usage), not "--" or the next flag,
-// which would turn "resume --search" into a search for "--" that resumes
-// whatever holds it. A value that starts with "-" is written --flag=-x, or
-// --flag -- -x (the user's "--" ends the flags, and the flag before it
-// takes the first word after it).
-func flagsFirst(root *ffcli.Command, args []string) ([]string, error) {
-	cmd := subcommand(root, "resume")
-	if len(args) == 0 || args[0] != "resume" || cmd == nil {
-		return args, nil
-	}
-	path := []string{"resume"}
-	rest := args[1:]
-	var flags, words []string
-	for k := 0; k < len(rest); k++ {
-		w := rest[k]
-		if w == "--" {
-			words = append(words, rest[k+1:]...)
-			break
-		}
-		if !strings.HasPrefix(w, "-") || w == "-" {
-			// The first word may name a subcommand, after flags too:
-			// "forgectl resume --json ls" is still ls.
-			if sub := subcommand(cmd, w); sub != nil && len(path) == 1 && len(words) == 0 {
-				path, cmd = append(path, w), sub
-				continue
-			}
-			words = append(words, w)
-			continue
-		}
-		flags = append(flags, w)
-		name, _, inline := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(w, "-"), "-"), "=")
-		f := cmd.FlagSet.Lookup(name)
-		if f == nil || inline || !takesValue(f) {
-			// An unknown flag is the flag package's to report.
-			continue
-		}
-		if k+1 == len(rest) || rest[k+1] == "--" && k+2 == len(rest) {
-			return nil, missingValue(name, "")
-		}
-		switch next := rest[k+1]; {
-		case next == "--":
-			// The user's "--" ends the flags; the flag before it takes
-			// the first word after it.
-			flags = append(flags, rest[k+2])
-			words = append(words, rest[k+3:]...)
-			k = len(rest)
-		case strings.HasPrefix(next, "-") && next != "-":
-			return nil, missingValue(name, next)
-		default:
-			flags = append(flags, next)
-			k++
-		}
-	}
-	out := append(append(path, flags...), "--")
-	return append(out, words...), nil
-}
-
-// takesValue says whether a flag reads a value, as the flag package
-// decides it: every flag but a boolean one.
-func takesValue(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return !ok || !b.IsBoolFlag()
-}
-
-func subcommand(c *ffcli.Command, name string) *ffcli.Command {
-	for _, s := range c.Subcommands {
-		if s.Name == name {
-			return s
-		}
-	}
-	return nil
-}
-
-// usageErr is bad usage found before the flag package parses the words,
-// with its own hint.
-type usageErr struct{ msg, hint string }
-
-func (e *usageErr) Error() string { return e.msg }
-
-func missingValue(name, next string) error {
-	msg := fmt.Sprintf("flag --%s needs a value", name)
-	if next != "" {
-		msg += fmt.Sprintf(", and %s starts with \"-\" so it is not taken as one", quoted(next))
-	}
-	return &usageErr{msg, fmt.Sprintf(`give it one: --%s VALUE, or --%s=VALUE for a value that starts with "-"`, name, name)}
-}
-
-// commandPath is the subcommand path in args ("resume ls "), for a hint,
-// read from the command tree.
-func commandPath(root *ffcli.Command, args []string) string {
-	var b strings.Builder
-	c := root
-	for _, w := range args {
-		if c = subcommand(c, w); c == nil {
-			break
-		}
-		b.WriteString(w + " ")
-	}
-	return b.String()
-}
+func noteTo(w io.Writer, format string, args ...any) { msg.Infof(w, format, args...) }
 
 func (a *app) errorf(format string, args ...any) { msg.Errorf(a.stderr, format, args...) }
 
 func (a *app) hintf(format string, args ...any) { msg.Hintf(a.stderr, format, args...) }
 
-func (a *app) notef(format string, args ...any) { noteTo(a.stderr, format, args...) }
+func (a *app) warnf(format string, args ...any) { msg.Warnf(a.stderr, format, args...) }
 
-func noteTo(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "forgectl: "+format+"\n", args...)
-}
+func (a *app) notef(format string, args ...any) { msg.Infof(a.stderr, format, args...) }
 
 func (a *app) claudePaths() paths.Claude { return paths.ClaudeFrom(a.getenv, a.home) }
 
@@ -295,74 +163,3 @@ func (a *app) loadConfig() (*config.Config, error) {
 	}
 	return cfg, nil
 }
-
-func newFlagSet(name string, out io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(out)
-	return fs
-}
-
-// helpFunc prints a hand-written manual instead of ffcli's generated one.
-func helpFunc(text string) func(*ffcli.Command) string {
-	return func(*ffcli.Command) string { return strings.TrimLeft(text, "\n") }
-}
-
-func (a *app) rootCommand() *ffcli.Command {
-	fs := newFlagSet("forgectl", &a.flagOut)
-	showVersion := fs.Bool("version", false, "print the version")
-	return &ffcli.Command{
-		Name:      "forgectl",
-		FlagSet:   fs,
-		UsageFunc: helpFunc(rootHelp),
-		Subcommands: []*ffcli.Command{
-			a.resumeCommand(),
-			a.launchCommand(),
-			a.doctorCommand(),
-			a.initCommand(),
-			a.completionCommand(),
-		},
-		Exec: func(ctx context.Context, args []string) error {
-			if *showVersion {
-				fmt.Fprintf(a.stdout, "forgectl %s\n", version.String())
-				return nil
-			}
-			if len(args) > 0 {
-				a.errorf("unknown command %s", quoted(args[0]))
-				a.hintf("run 'forgectl --help' for the list of commands")
-				return exit(exitcode.Usage)
-			}
-			fmt.Fprint(a.stdout, strings.TrimLeft(rootHelp, "\n"))
-			return nil
-		},
-	}
-}
-
-const rootHelp = `
-forgectl — get back into your Claude Code sessions
-
-USAGE
-  forgectl resume [FILTER]        pick a recent session from any repo and resume it in place
-  forgectl resume ls [--json]     list sessions without acting
-  forgectl resume search WORDS    list the sessions whose conversation holds every word
-  forgectl resume snapshot        capture what a live session's exit would destroy (Stop hook)
-  forgectl resume outdated        list live sessions running an older claude
-  forgectl resume restart         restart outdated sessions in their herdr panes
-  forgectl resume hooks           run hooks when claude updates (run, install, status)
-  forgectl launch [--dry-run]     start claude here with this directory's launch profile
-  forgectl launch doctor          check claude, the config and the update-hooks watcher
-  forgectl doctor                 check that session rescue is wired correctly
-  forgectl init                   write a commented config.toml
-  forgectl init --stop-hook       wire the Stop hook into Claude Code's settings.json
-  forgectl completion SHELL       print the bash, zsh or fish completion script
-
-  forgectl --version              print the version
-  forgectl COMMAND --help         the manual of one command
-
-` + exitcode.Table + `
-
-ENVIRONMENT
-  CLAUDE_CONFIG_DIR     Claude Code's directory (default ~/.claude)
-  FORGECTL_CONFIG_DIR   forgectl's directory (default ~/.config/forgectl, or
-                        ~/Library/Application Support/forgectl on macOS)
-  FORGECTL_CLAUDE_BIN   the claude to run (else [launch] binary_path, else PATH)
-`

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/shared/exitcode"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
@@ -64,76 +65,29 @@ type compFlag struct {
 	values     func(a *app, cur string) []candidate
 }
 
-// commandDesc is the one-line description completion shows per command.
-var commandDesc = map[string]string{
-	"resume": "pick or match a session and resume it", "ls": "list sessions without acting",
-	"snapshot": "capture live sessions (the Stop hook)", "outdated": "live sessions running an older claude",
-	"restart": "restart outdated sessions in their herdr panes", "hooks": "update hooks: run, status, install",
-	"launch": "start claude here with this directory's profile", "doctor": "check that session rescue is wired",
-	"init": "write config.toml, or wire the Stop hook", "completion": "print a shell completion script",
-	"run": "fire the hooks if claude changed version", "status": "watcher, versions and last runs",
-	"install": "install the watcher", "uninstall": "remove the watcher",
-}
-
-// completionTree is forgectl's roster: its own commands read from their
-// flag sets, the siblings' from the table below (TestCompletionSiblings
-// checks that table against each sibling's --help).
+// completionTree is the roster as completion sees it: forgectl's own
+// commands with the flags their flag sets declare, the siblings' as
+// cmd_siblings.go declares them.
 func (a *app) completionTree() *compNode {
-	root := fromFFCLI(a.rootCommand())
-	for _, n := range root.subs {
-		switch n.name {
-		case "resume":
-			n.args = completeFilter
-			n.subs = append(n.subs, siblingNodes()...)
-			for _, s := range n.subs {
-				if s.name == "ls" {
-					s.args = completeFilter
-				}
-			}
-		case "completion":
-			n.args = func(_ *app, cur string) []candidate {
-				return prefixed(cur, []candidate{{value: "bash"}, {value: "zsh"}, {value: "fish"}})
-			}
+	cs := roster()
+	return completionNode(a.rootCommand(cs), &command{subs: cs})
+}
+
+// completionNode is c's node, its flags read from n, its flag set.
+func completionNode(n *ffcli.Command, c *command) *compNode {
+	node := &compNode{name: n.Name, desc: c.desc, args: c.words}
+	n.FlagSet.VisitAll(func(f *flag.Flag) {
+		node.flags = append(node.flags, compFlag{name: f.Name, desc: f.Usage, takesValue: takesValue(f)})
+	})
+	node.flags = append(node.flags, helpFlag())
+	for _, s := range c.subs {
+		if s.sibling != nil {
+			node.subs = append(node.subs, &compNode{name: s.name, desc: s.desc, flags: s.sibling.flags, subs: s.sibling.subs})
+			continue
 		}
+		node.subs = append(node.subs, completionNode(subcommand(n, s.name), s))
 	}
-	return root
-}
-
-func fromFFCLI(c *ffcli.Command) *compNode {
-	n := &compNode{name: c.Name, desc: commandDesc[c.Name]}
-	if c.FlagSet != nil {
-		c.FlagSet.VisitAll(func(f *flag.Flag) {
-			b, ok := f.Value.(interface{ IsBoolFlag() bool })
-			n.flags = append(n.flags, compFlag{name: f.Name, desc: f.Usage, takesValue: !(ok && b.IsBoolFlag())})
-		})
-	}
-	n.flags = append(n.flags, compFlag{name: "help", desc: "print the manual"})
-	for _, s := range c.Subcommands {
-		n.subs = append(n.subs, fromFFCLI(s))
-	}
-	return n
-}
-
-// siblingNodes are the commands forgectl hands to its sibling binaries.
-func siblingNodes() []*compNode {
-	help := compFlag{name: "help", desc: "print the manual"}
-	b := func(name, desc string) compFlag { return compFlag{name: name, desc: desc} }
-	return []*compNode{
-		{name: "snapshot", desc: commandDesc["snapshot"], flags: []compFlag{b("quiet", "print nothing"), b("version", "print the version"), help}},
-		{name: "outdated", desc: commandDesc["outdated"], flags: []compFlag{b("json", "print a JSON array"), help}},
-		{name: "restart", desc: commandDesc["restart"], flags: []compFlag{
-			b("outdated", "act on the sessions resume outdated lists"),
-			{name: "session", desc: "narrow the set to this session id", takesValue: true, values: completeLive},
-			{name: "timeout", desc: "how long to wait for sessions to become safe to stop", takesValue: true},
-			b("dry-run", "print the plan; reads only"), b("json", "print the outcomes as JSON"), help,
-		}},
-		{name: "hooks", desc: commandDesc["hooks"], flags: []compFlag{b("version", "print the version"), help}, subs: []*compNode{
-			{name: "run", desc: commandDesc["run"], flags: []compFlag{b("dry-run", "show what would fire; start nothing"), help}},
-			{name: "status", desc: commandDesc["status"], flags: []compFlag{b("json", "print one JSON object"), help}},
-			{name: "install", desc: commandDesc["install"], flags: []compFlag{b("dry-run", "print the files; write nothing"), help}},
-			{name: "uninstall", desc: commandDesc["uninstall"], flags: []compFlag{help}},
-		}},
-	}
+	return node
 }
 
 // complete answers `forgectl __complete [--shell SHELL] ARGS...`.
@@ -285,8 +239,8 @@ func (a *app) candidates(words []string) []candidate {
 	out := a.walk(words)
 	kept := out[:0]
 	for _, c := range out {
-		if !hasControl(c.value) {
-			c.desc = clean(c.desc)
+		if !render.HasControl(c.value) {
+			c.desc = render.Clean(c.desc)
 			kept = append(kept, c)
 		}
 	}
@@ -426,11 +380,11 @@ func completeFilter(a *app, cur string) []candidate {
 			ids = append(ids, candidate{value: r.ID, desc: desc})
 		}
 		name := r.Name
-		if name != "" && (hasControl(name) || strings.TrimSpace(name) != name) {
+		if name != "" && (render.HasControl(name) || strings.TrimSpace(name) != name) {
 			// Offered as its id, matched as the table shows the name: the
 			// cleaned name, typed back, would match nothing or another
 			// session, and the raw one must not reach the terminal.
-			if !isID && strings.HasPrefix(strings.ToLower(clean(name)), lower) {
+			if !isID && strings.HasPrefix(strings.ToLower(render.Clean(name)), lower) {
 				byID = append(byID, candidate{value: r.ID, desc: desc, byID: true})
 			}
 			name = ""
@@ -438,7 +392,7 @@ func completeFilter(a *app, cur string) []candidate {
 		for _, w := range []struct{ v, kind string }{{name, "name"}, {r.Repo, "repo"}} {
 			// A repo with a control character is not offered at all: a
 			// repo filters by substring, so no id can stand in for it.
-			if w.v == "" || seen[w.v] || hasControl(w.v) || !strings.HasPrefix(strings.ToLower(w.v), lower) {
+			if w.v == "" || seen[w.v] || render.HasControl(w.v) || !strings.HasPrefix(strings.ToLower(w.v), lower) {
 				continue
 			}
 			seen[w.v] = true

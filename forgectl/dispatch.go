@@ -12,18 +12,6 @@ import (
 	"forgectl.dev/shared/version"
 )
 
-// siblings maps `forgectl resume <verb>` to the binary that implements it
-// and the arguments that binary expects first. Each binary has its own
-// release cadence, so forgectl only finds and execs it.
-var siblings = map[string]struct {
-	binary string
-	lead   []string
-}{
-	"outdated": {"resume-restart", []string{"outdated"}},
-	"restart":  {"resume-restart", []string{"restart"}},
-	"hooks":    {"resume-hooks", nil},
-}
-
 // dispatch runs `resume snapshot` in-process and execs a sibling for
 // `resume outdated|restart|hooks`. It reports ok=false when args are
 // forgectl's own.
@@ -43,14 +31,14 @@ func (a *app) dispatch(ctx context.Context, args []string) (int, bool) {
 		signal.Ignore(syscall.SIGPIPE)
 		return snaprun.Run(ctx, "forgectl", version.String, args[2:], a.stdin, a.stdout, a.stderr), true
 	}
-	sib, ok := siblings[args[1]]
-	if !ok {
+	sib := siblingOf(args[1])
+	if sib == nil {
 		return 0, false
 	}
 	path, err := a.findSibling(sib.binary)
 	if err != nil {
 		a.errorf("%s is not installed beside forgectl or on PATH", sib.binary)
-		a.hintf("install it beside forgectl (%s) or on PATH: go install forgectl.dev/%s@latest", filepath.Dir(a.self), sib.binary)
+		a.hintf("install it beside forgectl (%s) or on PATH: 'go install forgectl.dev/%s@latest'", filepath.Dir(a.self), sib.binary)
 		return exitcode.Failed, true
 	}
 	argv := append([]string{path}, sib.lead...)
@@ -61,6 +49,17 @@ func (a *app) dispatch(ctx context.Context, args []string) (int, bool) {
 		return exitcode.Failed, true
 	}
 	return exitcode.OK, true
+}
+
+// siblingOf is the sibling binary that runs `forgectl resume <name>`, nil
+// for none (forgectl's own commands).
+func siblingOf(name string) *sibling {
+	for _, c := range resumeCommand().subs {
+		if c.name == name && c.sibling != nil && c.sibling.binary != "" {
+			return c.sibling
+		}
+	}
+	return nil
 }
 
 // findSibling looks beside this executable first, so a release unpacked in

@@ -250,6 +250,126 @@
 //	  143  stopped by SIGTERM
 //	  Any other code is a failure.
 //
+// # forgectl resume search --help
+//
+//	forgectl resume search — find the sessions whose conversation holds words
+//
+//	USAGE
+//	  forgectl resume search [--json] [--all] [--limit N] [--verbose] QUERY...
+//	  forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
+//
+//	Lists the sessions holding every word of QUERY, newest first, in the ls table
+//	with a last column: the best hit's role and snippet.
+//
+//	WHAT IS SEARCHED
+//	  What a person typed and read, decoded from the transcript's JSON, so that
+//	  quotes, backslashes, newlines and non-ASCII match as they were shown:
+//	  prompts (string content or text blocks), assistant text replies, session
+//	  names (custom title, agent name, AI title, summary) and the string values
+//	  of tool-call inputs (commands, file paths, patterns, descriptions; not the
+//	  file bodies of Write and Edit). Tool results, system reminders (isMeta)
+//	  and thinking blocks are left out. A row is read by its top-level keys
+//	  wherever they stand, as 'resume ls' reads it: what ls shows as a prompt
+//	  is searched as one. A row over 4 MiB (a pasted file, an attachment) is
+//	  not searched; ls still shows the start of such a prompt. A row over
+//	  16 MiB is skipped by both, as a broken line.
+//
+//	QUERY
+//	  Every word must appear somewhere in the session (AND), each inside one
+//	  message. A word matches anywhere, also inside longer words ("round" finds
+//	  "rounding"), case-insensitively by full Unicode case folding (STRASSE
+//	  finds "Straße", "file" finds "ﬁle"; no Turkish rule: İ is i with a dot
+//	  above), with both sides in Unicode normalization form NFC, so an accented
+//	  letter typed as one character finds it written as a letter and a
+//	  combining accent, and the other way round (é is still not e).
+//
+//	  Double quotes make a phrase that must appear as written, in order, inside
+//	  one message; any run of white space in it matches any run of white space
+//	  (a newline too). Quote phrases for the shell as well, as in
+//	  search '"ship it" deploy'.
+//	  \" is a quote character and \\ a backslash; any other backslash is itself.
+//	  The words of several arguments are joined with spaces.
+//
+//	  resume --search QUERY resolves like a FILTER (an added FILTER narrows the
+//	  hits by its rules): one hit resumes it; several open the picker over the
+//	  hits, with their snippets in the preview; several with no terminal, or
+//	  with --dry-run, print one candidate row per line (full id first, no header)
+//	  and exit 1. --fork and --dry-run work as with a FILTER.
+//
+//	THE INDEX
+//	  Kept in forgectl's cache/search/ and safe to delete. Each search brings it
+//	  up to date first, reading only what was appended to each transcript since
+//	  (a transcript rewritten in place is read again whole); deleted transcripts
+//	  drop out. A damaged index is reported on stderr and rebuilt; its answers
+//	  are never used. Concurrent searches take turns on a lock.
+//
+//	FLAGS
+//	  --json      print a JSON array (see below); [] when nothing matches
+//	              (exit 1), as 'resume ls --json' prints
+//	  --all       include hidden sessions (print-mode, sidechains, continued)
+//	  --limit N   print at most N sessions, the newest (0: all)
+//	  --verbose   report transcripts that could not be read, and what the index did
+//	  Flags may come after the words. A word that starts with "-" is a flag
+//	  unless it follows "--": search -- --force finds "--force".
+//
+//	JSON (--json): an array of objects with every field of 'resume ls --json'
+//	  session_id       string   Claude Code's session id (what --resume takes)
+//	  harness          string   the agent the session belongs to: claude
+//	  name             string   the session's name, "" when never named
+//	  name_source      string   agent-name | custom-title | custom-title-file
+//	                            (the <id>/custom-title.json /rename writes, when
+//	                            the transcript has no title row) | ai-title |
+//	                            summary | registry (a live /rename) | snapshot
+//	                            (kept by resume snapshot after the session
+//	                            exited) | ""
+//	  repo             string   the git top level's name (the main checkout's for a
+//	                            worktree), else the cwd's base name
+//	  branch           string   the newest gitBranch recorded ("HEAD" off-branch)
+//	  cwd              string   the directory the session runs in (from the
+//	                            transcript's own cwd field, never the folder name)
+//	  cwd_exists       bool     false for a deleted directory or worktree
+//	  last_activity    string   RFC 3339 UTC time of the transcript's last write
+//	  first_prompt     string   the first human prompt, one line, at most 200 chars
+//	  last_prompt      string   the newest prompt, same rendering
+//	  last_prompt_at   string   RFC 3339 UTC time that prompt was submitted, from
+//	                            Claude Code's prompt history; "" when it has none
+//	  live             bool     a claude process has this session open now (its
+//	                            registry pid is alive and its start time matches)
+//	  pid              number   that process's pid; null when not live
+//	  status           string   the live process's status (idle, busy, waiting,
+//	                            shell), "" when not live
+//	  tmux             string   the live process's tmux pane, "" when unknown
+//	  tasks            object   {pending, in_progress, completed, total}
+//	  tasks_source     string   live (tasks/<id>/ on disk) | snapshot | none
+//	  entrypoint       string   cli, sdk-cli (print mode), …
+//	  version          string   the newest claude version that wrote the transcript
+//	  hidden           bool     hidden from the default listing
+//	  hidden_reason    string   sidechain | print-mode | team | continued | empty | ""
+//	  size_bytes       number   transcript size
+//	  messages         number   conversation rows in the transcript
+//	  transcript_path  string   the transcript file
+//	  parent_session_id string  the session this one was branched or forked from,
+//	                            or continued after /clear; "" for none
+//	  relation         string   branch | fork | clear | "" (see LINEAGE)
+//	  parent_exists    bool     the parent's transcript is still on disk (false
+//	                            for a deleted one, whose id is still named)
+//	and one more:
+//	  hits             array    the best matching messages, at most 5: those
+//	                            holding the most query words first, then the
+//	                            newest. Each is an object:
+//	    role           string   prompt | reply | tool (a tool call's input) | name
+//	    at             string   RFC 3339 UTC time of the row it came from (for a
+//	                            name, which has none, that of the newest prompt,
+//	                            reply or tool call before it)
+//	    snippet        string   one line of the message around the first match,
+//	                            with … where it was cut
+//
+//	EXIT STATUS
+//	  0  sessions hold the query (listed)
+//	  1  no session holds it (stdout empty; [] with --json; the hint on stderr
+//	     says what would find something), or the search failed
+//	  2  bad usage: no words, an unclosed quote, a bad flag
+//
 // # forgectl launch --help
 //
 //	forgectl launch — start claude here with this directory's launch profile

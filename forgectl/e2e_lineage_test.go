@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/forgectl/internal/render"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -341,7 +342,7 @@ func treeDepth(t *testing.T, line string) (depth, cols int, rest string) {
 	if r, ok := strings.CutPrefix(rest, "…("); ok {
 		n, after, _ := strings.Cut(r, ") ")
 		d, err := strconv.Atoi(n)
-		if err != nil || depth != treeIndent {
+		if err != nil || depth != render.TreeIndent {
 			t.Fatalf("a depth mark after %d columns: %q", depth, line)
 		}
 		return d, cols + len([]rune("…("+n+") ")), after
@@ -403,7 +404,7 @@ func TestE2EDeepLineage(t *testing.T) {
 		if depth != d || !strings.HasPrefix(rest, id(d)+" ") {
 			t.Fatalf("--tree row %d reads as depth %d: %q", d, depth, l)
 		}
-		if limit := treeIndent*3 + len("…(5000) "); cols > limit {
+		if limit := render.TreeIndent*3 + len("…(5000) "); cols > limit {
 			t.Fatalf("--tree row %d is indented %d columns, past %d: %q", d, cols, limit, l)
 		}
 	}
@@ -412,8 +413,8 @@ func TestE2EDeepLineage(t *testing.T) {
 	if got := jqOut(t, jq, `[.. | objects | select(has("children"))] | length`, out); got != strconv.Itoa(n) {
 		t.Errorf("jq counts %s sessions in --tree --json, want %d", got, n)
 	}
-	if got := jqOut(t, jq, `def depth: if .children == [] then 0 else 1 + ([.children[] | depth] | max) end; map(depth) | max`, out); got != strconv.Itoa(treeJSONDepth) {
-		t.Errorf("jq finds objects %s sessions below their root, want the cap, %d", got, treeJSONDepth)
+	if got := jqOut(t, jq, `def depth: if .children == [] then 0 else 1 + ([.children[] | depth] | max) end; map(depth) | max`, out); got != strconv.Itoa(render.TreeJSONDepth) {
+		t.Errorf("jq finds objects %s sessions below their root, want the cap, %d", got, render.TreeJSONDepth)
 	}
 	var forest []lineageRow
 	if err := json.Unmarshal([]byte(out), &forest); err != nil {
@@ -426,7 +427,7 @@ func TestE2EDeepLineage(t *testing.T) {
 		if ns[0].SessionID != id(k) {
 			t.Fatalf("depth %d holds %s, want %s", k, ns[0].SessionID, id(k))
 		}
-		if k == treeJSONDepth-1 {
+		if k == render.TreeJSONDepth-1 {
 			flat := ns[0].Children
 			for j, r := range flat {
 				if r.SessionID != id(k+1+j) || r.ParentID != id(k+j) || len(r.Children) != 0 {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/shared/poll"
 )
 
@@ -163,7 +164,7 @@ func TestE2ELiveSessionRefusedThenFork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows []sessionJSON
+	var rows []render.SessionJSON
 	json.Unmarshal(out, &rows)
 	if len(rows) != 1 || !rows[0].Live || rows[0].Pid == nil || *rows[0].Pid != live.Process.Pid {
 		t.Fatalf("ls: %s", out)
@@ -383,7 +384,7 @@ func TestE2EStopHookSnapshotThenRestore(t *testing.T) {
 	os.RemoveAll(taskDir)
 
 	out, _ := e.command("resume", "ls", "--json").Output()
-	var rows []sessionJSON
+	var rows []render.SessionJSON
 	json.Unmarshal(out, &rows)
 	if len(rows) != 1 || rows[0].Name != "Login bugfix work" || rows[0].NameSource != "snapshot" || rows[0].Tasks.Total != 3 || rows[0].TasksSource != "snapshot" || rows[0].Live {
 		t.Fatalf("ls after exit: %s", out)

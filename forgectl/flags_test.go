@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"forgectl.dev/shared/cchome"
 )
@@ -168,7 +166,7 @@ func TestSearchJSONNoHit(t *testing.T) {
 }
 
 // TestLongQueryIsCut: a message quoting a filter or a query quotes at most
-// maxQuoted characters of it.
+// render.MaxQuoted characters of it.
 func TestLongQueryIsCut(t *testing.T) {
 	h, _ := flagsHome(t)
 	long := strings.Repeat("y", 5000)
@@ -185,16 +183,6 @@ func TestLongQueryIsCut(t *testing.T) {
 		if r.code == 0 || len(r.stderr) > 600 || len(r.stdout) > 600 || !strings.Contains(r.stderr, "y…\"") {
 			t.Errorf("%d words: exit %d, %d bytes of stderr: %.300q", len(args), r.code, len(r.stderr), r.stderr)
 		}
-	}
-	for _, s := range []string{long, strings.Repeat(`"\`, 3000), strings.Repeat("\x01é", 3000), "short"} {
-		q := quoted(s)
-		u, err := strconv.Unquote(q)
-		if n := utf8.RuneCountInString(q); n > maxQuoted+2 || err != nil || !strings.HasPrefix(s, strings.TrimSuffix(u, "…")) {
-			t.Errorf("quoted(%.20q…) = %q (%d characters, %v)", s, q, n, err)
-		}
-	}
-	if q := quoted("short"); q != `"short"` {
-		t.Errorf("a short text is cut: %s", q)
 	}
 }
 

@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/shared/version"
 
 	"forgectl.dev/shared/snapstore"
@@ -178,5 +180,19 @@ func TestInitLaunchVersionDispatch(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("FORGECTL_SELF not passed to the sibling")
+	}
+}
+
+// ls --help states the caps the code keeps.
+func TestLsHelpDocumentsTheCaps(t *testing.T) {
+	for _, want := range []string{
+		fmt.Sprintf("Indentation stops at %d levels", render.TreeIndent),
+		`"…(12) " for a session 12 below its root`,
+		fmt.Sprintf("nested at most %d sessions below a root", render.TreeJSONDepth),
+		fmt.Sprintf("ancestor %d below the root", render.TreeJSONDepth-1),
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(lsHelp), " "), want) {
+			t.Errorf("ls --help does not say %q", want)
+		}
 	}
 }

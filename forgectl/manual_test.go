@@ -8,19 +8,12 @@ import (
 	"forgectl.dev/shared/manual/manualtest"
 )
 
-// commandPaths is every forgectl command with its own --help, in the order
-// the manual reads.
-var commandPaths = [][]string{
-	{}, {"resume"}, {"resume", "ls"}, {"launch"}, {"launch", "doctor"},
-	{"doctor"}, {"init"}, {"completion"},
-}
-
 // TestManual: each --help goes to stdout with exit 0 and nothing on
 // stderr, and doc.go and forgectl.1 are generated from those texts.
 func TestManual(t *testing.T) {
 	h := newHome(t)
 	var secs []manual.Section
-	for _, path := range commandPaths {
+	for _, path := range manualPaths() {
 		r := h.run(append(path, "--help")...)
 		name := strings.Join(append([]string{"forgectl"}, path...), " ")
 		if r.code != 0 || r.stderr != "" || r.stdout == "" {

@@ -10,8 +10,12 @@ import (
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/picker"
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/tasks"
 )
 
 // pickerHeadStart is how long the picker waits for its first rows before
@@ -49,16 +53,16 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 	listCtx, stopListing := context.WithCancel(ctx)
 	defer stopListing()
 	listed := make(chan error, 1)
-	fam := newGrowingFamily()
+	fam := render.NewKin(nil)
 	go func() {
 		rows := 0
 		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose}, func(s *harness.Session) error {
-			fam.add(s) // a hidden parent is still named in a preview
+			fam.Add(s) // a hidden parent is still named in a preview
 			if s.Hidden && !o.all {
 				return nil
 			}
 			rows++
-			src.Append(pickItem{s: s, now: now, row: pickRow(now, s), claude: claude, kin: fam})
+			src.Append(pickItem{s: s, now: now, row: render.PickRow(now, s), claude: claude, kin: fam})
 			return nil
 		})
 		switch {
@@ -96,8 +100,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 	case errors.Is(err, picker.ErrAborted):
 		return nil, exit(exitcode.Interrupted)
 	case err != nil:
-		var ce *codeError
-		if errors.As(err, &ce) {
+		if _, ok := cli.Code(err); ok {
 			return nil, err
 		}
 		a.errorf("picker: %v", err)
@@ -137,4 +140,21 @@ func (h *heldNotes) flushTo(w io.Writer) {
 	defer h.mu.Unlock()
 	w.Write(h.buf.Bytes())
 	h.buf.Reset()
+}
+
+// pickItem adapts a session to the picker.
+type pickItem struct {
+	s      *harness.Session
+	now    time.Time
+	row    string
+	claude paths.Claude // to count tasks for the preview when the listing skipped them
+	kin    *render.Kin  // the rows so far, for the preview's parent and children
+}
+
+func (p pickItem) Row() string { return p.row }
+
+func (p pickItem) Preview(width int) string {
+	return render.Preview(p.s, p.now, width, p.kin, func(s *harness.Session) (tasks.Counts, string) {
+		return sessions.TaskCounts(p.claude, s.ID, s.Snapshot)
+	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/picker"
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
 	"forgectl.dev/shared/exitcode"
 )
@@ -25,10 +26,10 @@ type searchItem struct {
 func (s searchItem) Preview(width int) string {
 	var b strings.Builder
 	for _, h := range s.hits {
-		fmt.Fprintf(&b, "%-7s %s  %s\n", h.Role, age(s.now, h.At), clean(h.Snippet))
+		fmt.Fprintf(&b, "%-7s %s  %s\n", h.Role, render.Age(s.now, h.At), render.Clean(h.Snippet))
 	}
 	b.WriteString("\n")
-	return wrap(b.String(), width) + "\n" + s.pickItem.Preview(width)
+	return render.Wrap(b.String(), width) + "\n" + s.pickItem.Preview(width)
 }
 
 // pickSearchHits opens the picker over the hits; the rows are final (the
@@ -39,7 +40,7 @@ func (a *app) pickSearchHits(ctx context.Context, f found) (*harness.Session, er
 	items := make([]picker.Item, len(f.idx))
 	for k, i := range f.idx {
 		s := &f.list[i]
-		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: pickRow(now, s), claude: claude}, hits: f.hits[s.Transcript]}
+		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRow(now, s), claude: claude}, hits: f.hits[s.Transcript]}
 	}
 	src := picker.NewSource()
 	src.Append(items...)

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
-	"strings"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/msg"
 	wire "forgectl.dev/shared/verdict"
 )
 
@@ -47,18 +45,28 @@ func (v *verdict) found(s *harness.Session) {
 
 func (v *verdict) fill(p plan) { v.Binary, v.Argv = p.binary, p.argv }
 
+// record keeps the first error and hint written.
+func (v *verdict) record(k msg.Kind, text string) {
+	switch {
+	case k == msg.Error && v.Error == "":
+		v.Error = text
+	case k == msg.Hint && v.Hint == "":
+		v.Hint = text
+	}
+}
+
 // resumeVerdict runs a dry run that may print a verdict and may treat one
 // live pid as stopped. Both belong to dry runs only: a real resume that
 // ignored a live process would put two claudes on one transcript.
 func (a *app) resumeVerdict(ctx context.Context, o resumeOpts, asJSON bool, stopped int) error {
 	if !o.dryRun {
 		a.errorf("--json and --assume-stopped need --dry-run")
-		a.hintf("run 'forgectl resume --help' for usage")
+		a.hintf("%s", a.prog.UsageHint("resume "))
 		return exit(exitcode.Refused)
 	}
 	if stopped < 0 {
 		a.errorf("--assume-stopped takes a pid, not %d", stopped)
-		a.hintf("run 'forgectl resume --help' for usage")
+		a.hintf("%s", a.prog.UsageHint("resume "))
 		return exit(exitcode.Refused)
 	}
 	a.assumeStopped = stopped
@@ -66,21 +74,20 @@ func (a *app) resumeVerdict(ctx context.Context, o resumeOpts, asJSON bool, stop
 		return a.resume(ctx, o)
 	}
 	v := &verdict{wire.Verdict{Argv: []string{}}}
+	// The first error and hint are kept as they are written; the messages
+	// still reach stderr. The candidate table of an ambiguous filter is not
+	// the verdict: resume leaves it out while a.verdict is set.
 	a.verdict = v
-	stdout, stderr := a.stdout, a.stderr
-	var said bytes.Buffer
-	// The candidate table of an ambiguous filter is not the verdict; the
-	// messages still reach stderr, and the first error and hint are kept.
-	a.stdout, a.stderr = io.Discard, io.MultiWriter(stderr, &said)
+	a.said.record = v.record
 	err := a.resume(ctx, o)
-	a.stdout, a.stderr, a.verdict = stdout, stderr, nil
+	a.verdict, a.said.record = nil, nil
 
-	var ce *codeError
+	code, carried := cli.Code(err)
 	switch {
 	case err == nil:
 		v.OK, v.Reason = true, ""
-	case errors.As(err, &ce):
-		v.ExitCode = ce.code
+	case carried:
+		v.ExitCode = code
 	default:
 		v.ExitCode = exitcode.Failed
 	}
@@ -89,14 +96,7 @@ func (a *app) resumeVerdict(ctx context.Context, o resumeOpts, asJSON bool, stop
 			v.Reason = "failed"
 		}
 		v.Argv = []string{}
-		for _, l := range strings.Split(said.String(), "\n") {
-			if m, ok := strings.CutPrefix(l, "forgectl: error: "); ok && v.Error == "" {
-				v.Error = m
-			} else if m, ok := strings.CutPrefix(l, "forgectl: hint: "); ok && v.Hint == "" {
-				v.Hint = m
-			}
-		}
-		if v.Error == "" && err != nil && ce == nil {
+		if v.Error == "" && err != nil && !carried {
 			v.Error = err.Error()
 		}
 	}

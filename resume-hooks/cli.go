@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +14,7 @@ import (
 
 	"forgectl.dev/resume-hooks/internal/hookrun"
 	"forgectl.dev/shared/claudever"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/hookstate"
@@ -42,14 +41,14 @@ type app struct {
 	sleep  func(ctx context.Context, d time.Duration) error
 	stdout io.Writer
 	stderr io.Writer
-	// help collects the flag package's output; see flagSet.
-	help strings.Builder
+	// prog is the finish path: messages, the manual, the exit code.
+	prog *cli.Program
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	home, err := os.UserHomeDir()
 	if err != nil {
-		fmt.Fprintf(stderr, "forgectl: error: cannot find the home directory: %v\n", err)
+		msg.Errorf(stderr, "cannot find the home directory: %v", err)
 		return exitcode.Failed
 	}
 	self, _ := os.Executable()
@@ -82,82 +81,35 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// usageError is bad usage: exit 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-// exitError carries a command's exit status out of ffcli.
-type exitError int
-
-func (e exitError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
-
 func (a *app) main(ctx context.Context, args []string) int {
+	a.prog = &cli.Program{Command: "forgectl resume hooks", Stdout: a.stdout, Stderr: a.stderr}
 	root := a.rootCommand()
-	err := root.ParseAndRun(ctx, args)
-	var ee exitError
-	var ue usageError
-	switch {
-	case err == nil:
-		return exitcode.OK
-	case errors.Is(err, flag.ErrHelp):
-		io.WriteString(a.stdout, a.help.String())
-		return exitcode.OK
-	case errors.As(err, &ee):
-		return int(ee)
-	case errors.As(err, &ue):
-		a.errorf("%s", ue.msg)
-		a.hintf("run 'forgectl resume hooks %s--help' for usage", commandOf(args))
-		return exitcode.Usage
-	default:
-		// A flag the flag package refused: its first line is the message.
-		line, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
-		a.errorf("%s", strings.TrimPrefix(line, "error parsing commandline arguments: "))
-		a.hintf("run 'forgectl resume hooks %s--help' for usage", commandOf(args))
-		return exitcode.Usage
+	if err := root.Parse(args); err != nil {
+		return a.prog.Finish(root, err, true)
 	}
-}
-
-// commandOf is the subcommand in args ("status "), for a hint.
-func commandOf(args []string) string {
-	for _, w := range args {
-		switch w {
-		case "run", "status", "install", "uninstall":
-			return w + " "
-		}
-	}
-	return ""
+	return a.prog.Finish(root, root.Run(ctx), false)
 }
 
 func (a *app) errorf(format string, args ...any) { msg.Errorf(a.stderr, format, args...) }
 
 func (a *app) hintf(format string, args ...any) { msg.Hintf(a.stderr, format, args...) }
 
-// flagSet builds a command's flags. What the flag package prints (the
-// manual on --help, an error plus the manual on a bad flag) is collected
-// in a.help: main shows it only for an explicit --help, on stdout.
-func (a *app) flagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(&a.help)
-	return fs
-}
-
 func noArgs(args []string) error {
 	if len(args) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", args[0])}
+		return cli.Usagef("unexpected argument %q", args[0])
 	}
 	return nil
 }
 
 func (a *app) rootCommand() *ffcli.Command {
-	fs := a.flagSet("resume-hooks")
+	fs := a.prog.FlagSet("resume-hooks")
 	showVersion := fs.Bool("version", false, "print the version")
 	return &ffcli.Command{
 		Name:       "resume-hooks",
 		ShortUsage: "forgectl resume hooks <run|status|install|uninstall> [flags]",
 		LongHelp:   rootHelp,
 		FlagSet:    fs,
-		UsageFunc:  usage,
+		UsageFunc:  helpText,
 		Subcommands: []*ffcli.Command{
 			a.runCommand(), a.statusCommand(), a.installCommand(), a.uninstallCommand(),
 		},
@@ -167,9 +119,9 @@ func (a *app) rootCommand() *ffcli.Command {
 				return nil
 			}
 			if len(args) == 0 {
-				return usageError{"name a subcommand: run, status, install or uninstall"}
+				return cli.Usagef("name a subcommand: run, status, install or uninstall")
 			}
-			return usageError{fmt.Sprintf("unknown subcommand %q (run, status, install, uninstall)", args[0])}
+			return cli.Usagef("unknown subcommand %q (run, status, install, uninstall)", args[0])
 		},
 	}
 }
@@ -185,7 +137,7 @@ func (a *app) loadConfig() (*config.Config, error) {
 		return cfg, nil
 	}
 	a.printConfigErrors(err)
-	return cfg, exitError(exitcode.Refused)
+	return cfg, cli.Exit(exitcode.Refused)
 }
 
 func (a *app) printConfigErrors(err error) { config.Report(a.stderr, err) }
@@ -209,7 +161,7 @@ func (a *app) trigger() string {
 }
 
 func (a *app) runCommand() *ffcli.Command {
-	fs := a.flagSet("run")
+	fs := a.prog.FlagSet("run")
 	dryRun := fs.Bool("dry-run", false, "show what would fire now; start nothing, record nothing")
 	return &ffcli.Command{
 		Name:       "run",
@@ -217,7 +169,7 @@ func (a *app) runCommand() *ffcli.Command {
 		ShortHelp:  "fire the [[resume.on_update]] hooks if claude changed version",
 		LongHelp:   runHelp,
 		FlagSet:    fs,
-		UsageFunc:  usage,
+		UsageFunc:  helpText,
 		Exec: func(ctx context.Context, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -231,7 +183,7 @@ func (a *app) runCommand() *ffcli.Command {
 				return err
 			}
 			if code := r.Run(ctx, *dryRun); code != 0 {
-				return exitError(code)
+				return cli.Exit(code)
 			}
 			return nil
 		},
@@ -244,7 +196,7 @@ func (a *app) hookRunner(cfg *config.Config) (*hookrun.Runner, error) {
 	if s := a.getenv("FORGECTL_HOOKS_SETTLE"); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d < 0 {
-			return nil, usageError{fmt.Sprintf("FORGECTL_HOOKS_SETTLE=%q is not a duration", s)}
+			return nil, cli.Usagef("FORGECTL_HOOKS_SETTLE=%q is not a duration", s)
 		}
 		settle = d
 	}

@@ -336,7 +336,7 @@ func TestInstallRefusesAGoRunBuild(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, w.stderr.String())
 	}
 	if !strings.Contains(w.stderr.String(), "forgectl: error: this forgectl is a go run build") ||
-		!strings.Contains(w.stderr.String(), "forgectl: hint: build forgectl with go install") {
+		!strings.Contains(w.stderr.String(), "forgectl: hint: build forgectl with 'go install'") {
 		t.Fatalf("stderr:\n%s", w.stderr.String())
 	}
 	if _, err := os.Stat(hookstate.PlistPath(w.home)); err == nil {

@@ -1,47 +1,19 @@
 package main
 
 import (
-	"flag"
-	"fmt"
-	"strings"
-	"text/tabwriter"
-
+	"forgectl.dev/shared/cli"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
-// usage renders a command's manual, the text --help prints and the man
-// page and doc.go are generated from: title, usage, details, commands,
-// flags.
-func usage(c *ffcli.Command) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n\nUSAGE\n  %s\n\n", title(c), c.ShortUsage)
-	if c.LongHelp != "" {
-		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(c.LongHelp))
-	}
-	if len(c.Subcommands) > 0 {
-		b.WriteString("COMMANDS\n")
-		tw := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
-		for _, sc := range c.Subcommands {
-			fmt.Fprintf(tw, "  %s\t%s\n", sc.Name, sc.ShortHelp)
-		}
-		tw.Flush()
-		b.WriteString("\n")
-	}
-	var flags strings.Builder
-	tw := tabwriter.NewWriter(&flags, 0, 2, 2, ' ', 0)
-	c.FlagSet.VisitAll(func(f *flag.Flag) {
-		fmt.Fprintf(tw, "  --%s\t%s\n", f.Name, f.Usage)
-	})
-	tw.Flush()
-	b.WriteString("FLAGS\n" + flags.String() + "  --help\tprint this manual\n")
-	return strings.ReplaceAll(b.String(), "\t", "  ")
-}
-
-func title(c *ffcli.Command) string {
+// helpText is a command's manual, the text --help prints and the man page
+// and doc.go are generated from (cli.Render): title, usage, details,
+// commands, flags, --help among them.
+func helpText(c *ffcli.Command) string {
+	title := "forgectl resume hooks " + c.Name + " — " + c.ShortHelp
 	if c.Name == "resume-hooks" {
-		return "resume-hooks — run forgectl's update hooks when claude changes version"
+		title = "resume-hooks — run forgectl's update hooks when claude changes version"
 	}
-	return "forgectl resume hooks " + c.Name + " — " + c.ShortHelp
+	return cli.Render(c, cli.Manual{Title: title, HelpFlag: true})
 }
 
 const rootHelp = `Runs the [[resume.on_update]] entries of config.toml when the installed

@@ -10,9 +10,11 @@ import (
 
 	"forgectl.dev/resume-hooks/internal/watcher"
 	"forgectl.dev/shared/claudever"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/paths"
 )
 
@@ -28,7 +30,7 @@ func (a *app) installer() *watcher.Installer {
 }
 
 func (a *app) installCommand() *ffcli.Command {
-	fs := a.flagSet("install")
+	fs := a.prog.FlagSet("install")
 	dryRun := fs.Bool("dry-run", false, "print the watcher's files without writing or loading them")
 	return &ffcli.Command{
 		Name:       "install",
@@ -36,7 +38,7 @@ func (a *app) installCommand() *ffcli.Command {
 		ShortHelp:  "install the watcher that runs the hooks when claude updates",
 		LongHelp:   installHelp,
 		FlagSet:    fs,
-		UsageFunc:  usage,
+		UsageFunc:  helpText,
 		Exec: func(ctx context.Context, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -50,8 +52,8 @@ func (a *app) installCommand() *ffcli.Command {
 				return err
 			}
 			if len(cfg.Resume.OnUpdate) == 0 {
-				fmt.Fprintf(a.stderr, "forgectl: warning: no [[resume.on_update]] hooks are configured: the watcher will only record versions\n")
-				a.hintf("add hooks to %s (forgectl init writes a commented example)", a.forgectlPaths().Config())
+				msg.Warnf(a.stderr, "no [[resume.on_update]] hooks are configured: the watcher will only record versions")
+				a.hintf("add hooks to %s ('forgectl init' writes a commented example)", a.forgectlPaths().Config())
 			}
 			err = a.installer().Install(ctx, b, *dryRun)
 			switch {
@@ -59,24 +61,24 @@ func (a *app) installCommand() *ffcli.Command {
 				return nil
 			case errors.Is(err, watcher.ErrNoServiceManager):
 				a.errorf("%v", err)
-				a.hintf("install the units printed above where systemd runs, or add the cron line with crontab -e")
+				a.hintf("install the units printed above where systemd runs, or add the cron line with 'crontab -e'")
 			default:
 				a.errorf("%v", err)
-				a.hintf("run forgectl resume hooks install again")
+				a.hintf("run 'forgectl resume hooks install' again")
 			}
-			return exitError(exitcode.Failed)
+			return cli.Exit(exitcode.Failed)
 		},
 	}
 }
 
 func (a *app) uninstallCommand() *ffcli.Command {
-	fs := a.flagSet("uninstall")
+	fs := a.prog.FlagSet("uninstall")
 	return &ffcli.Command{
 		Name:       "uninstall",
 		ShortUsage: "forgectl resume hooks uninstall",
 		ShortHelp:  "unload and remove the watcher",
 		LongHelp:   uninstallHelp,
-		UsageFunc:  usage,
+		UsageFunc:  helpText,
 		FlagSet:    fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if err := noArgs(args); err != nil {
@@ -84,7 +86,7 @@ func (a *app) uninstallCommand() *ffcli.Command {
 			}
 			if err := a.installer().Uninstall(ctx); err != nil {
 				a.errorf("%v", err)
-				return exitError(exitcode.Failed)
+				return cli.Exit(exitcode.Failed)
 			}
 			return nil
 		},
@@ -113,7 +115,7 @@ func (a *app) bake(cfg *config.Config) (watcher.Bake, error) {
 		dir, err := filepath.Abs(paths.ClaudeFrom(a.getenv, a.home).Root)
 		if err != nil {
 			a.errorf("CLAUDE_CONFIG_DIR: %v", err)
-			return b, exitError(exitcode.Failed)
+			return b, cli.Exit(exitcode.Failed)
 		}
 		b.ClaudeConfigDir = dir
 	}
@@ -121,13 +123,13 @@ func (a *app) bake(cfg *config.Config) (watcher.Bake, error) {
 	b.Forgectl, err = watcher.FindForgectl(a.getenv, a.self, a.lookPath)
 	if errors.Is(err, watcher.ErrGoRun) {
 		a.errorf("%v", err)
-		a.hintf("build forgectl with go install (or make install) and run forgectl resume hooks install from there")
-		return b, exitError(exitcode.Refused)
+		a.hintf("build forgectl with 'go install' (or 'make install') and run 'forgectl resume hooks install' from there")
+		return b, cli.Exit(exitcode.Refused)
 	}
 	if err != nil {
 		a.errorf("%v", err)
 		a.hintf("put forgectl on PATH, then install again")
-		return b, exitError(exitcode.Failed)
+		return b, cli.Exit(exitcode.Failed)
 	}
 	b.Claude, err = a.watchedClaude(cfg)
 	if err != nil {
@@ -136,7 +138,7 @@ func (a *app) bake(cfg *config.Config) (watcher.Bake, error) {
 		if errors.As(err, &be) && be.Hint != "" {
 			a.hintf("%s", be.Hint)
 		}
-		return b, exitError(exitcode.Failed)
+		return b, cli.Exit(exitcode.Failed)
 	}
 	if h, err := config.HerdrBinary(a.getenv, a.lookPath); err == nil {
 		b.Herdr, _ = filepath.Abs(h)

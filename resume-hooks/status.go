@@ -12,6 +12,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"forgectl.dev/resume-hooks/internal/hookrun"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/hookstate"
@@ -73,14 +74,14 @@ runs from the audit trail.
 Lists are [] when empty; times are RFC 3339 UTC.`
 
 func (a *app) statusCommand() *ffcli.Command {
-	fs := a.flagSet("status")
+	fs := a.prog.FlagSet("status")
 	asJSON := fs.Bool("json", false, "print one JSON object (fields in --help)")
 	return &ffcli.Command{
 		Name:       "status",
 		ShortUsage: "forgectl resume hooks status [--json]",
 		ShortHelp:  "watcher installed/loaded, recorded versions, last hook runs",
 		LongHelp:   statusHelp,
-		UsageFunc:  usage,
+		UsageFunc:  helpText,
 		FlagSet:    fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if err := noArgs(args); err != nil {
@@ -120,7 +121,7 @@ func (a *app) status(ctx context.Context) (statusJSON, error) {
 	state, err := hookstate.LoadState(files.State())
 	if err != nil {
 		a.errorf("cannot read the hooks state: %v", err)
-		return out, exitError(exitcode.Failed)
+		return out, cli.Exit(exitcode.Failed)
 	}
 	names := make([]string, 0, len(state.Harnesses))
 	for n := range state.Harnesses {
@@ -137,7 +138,7 @@ func (a *app) status(ctx context.Context) (statusJSON, error) {
 	recs, err := hookstate.ReadRecords(files, statusRecords)
 	if err != nil {
 		a.errorf("cannot read the audit trail: %v", err)
-		return out, exitError(exitcode.Failed)
+		return out, cli.Exit(exitcode.Failed)
 	}
 	out.Records = recs
 	return out, nil

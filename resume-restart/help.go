@@ -1,59 +1,18 @@
 package main
 
 import (
-	"flag"
-	"fmt"
-	"strings"
-	"text/tabwriter"
-
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"forgectl.dev/resume-restart/internal/outdated"
 	"forgectl.dev/resume-restart/internal/restart"
+	"forgectl.dev/shared/cli"
 )
 
-// usage renders a command's manual: what it does, usage, details, flags,
-// then the sections that close it (field table, exit status).
-func usage(c *ffcli.Command) string {
-	var b strings.Builder
-	if c.ShortHelp != "" {
-		fmt.Fprintf(&b, "%s\n\n", c.ShortHelp)
-	}
-	fmt.Fprintf(&b, "USAGE\n  %s\n\n", c.ShortUsage)
-	if c.LongHelp != "" {
-		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(c.LongHelp))
-	}
-	if len(c.Subcommands) > 0 {
-		b.WriteString("COMMANDS\n")
-		tw := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
-		for _, sc := range c.Subcommands {
-			fmt.Fprintf(tw, "  %s\t%s\n", sc.Name, sc.ShortHelp)
-		}
-		tw.Flush()
-		b.WriteString("\n")
-	}
-	var flags strings.Builder
-	tw := tabwriter.NewWriter(&flags, 0, 2, 2, ' ', 0)
-	c.FlagSet.VisitAll(func(f *flag.Flag) {
-		name, use := flag.UnquoteUsage(f)
-		arg := ""
-		if name != "" {
-			arg = " " + name
-		}
-		def := ""
-		if name != "" && f.DefValue != "" && f.DefValue != "[]" && f.DefValue != "0s" {
-			def = " (default " + f.DefValue + ")"
-		}
-		fmt.Fprintf(tw, "  --%s%s\t%s%s\n", f.Name, arg, use, def)
-	})
-	tw.Flush()
-	if flags.Len() > 0 {
-		b.WriteString("FLAGS\n")
-		b.WriteString(flags.String())
-		b.WriteString("\n")
-	}
-	b.WriteString(strings.TrimSpace(tails[c.Name]))
-	return strings.TrimRight(b.String(), "\n")
+// helpText is a command's manual (cli.Render): what it does, usage,
+// details, flags, then the sections that close it (field table, exit
+// status).
+func helpText(c *ffcli.Command) string {
+	return cli.Render(c, cli.Manual{Title: c.ShortHelp, Tail: tails[c.Name]})
 }
 
 var tails = map[string]string{

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"forgectl.dev/resume-restart/internal/restart"
 	"forgectl.dev/shared/capture"
 	"forgectl.dev/shared/claudever"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/fsutil"
@@ -43,6 +43,8 @@ type app struct {
 	goos           string
 	pid            int
 	now            func() time.Time
+	// prog is the finish path: messages, the manual, the exit code.
+	prog *cli.Program
 }
 
 func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -54,39 +56,19 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 	return a.main(ctx, args)
 }
 
-// exitCode is returned by a command to end the run with that status.
-type exitCode int
-
-func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
-
-// usageError is bad usage: exit 2 with a hint at --help.
-type usageError struct {
-	msg, cmd string
-}
-
-func (e usageError) Error() string { return e.msg }
-
 func (a *app) errorf(format string, args ...any) { msg.Errorf(a.stderr, format, args...) }
 
 func (a *app) hint(format string, args ...any) { msg.Hintf(a.stderr, format, args...) }
 
 func (a *app) note(format string, args ...any) { msg.Notef(a.stderr, format, args...) }
 
-// flagSet builds a command's flags; help and parse errors are written to
-// help, which the caller shows only for an explicit --help.
-func flagSet(name string, help io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(help)
-	return fs
-}
-
 func (a *app) main(ctx context.Context, args []string) int {
-	var help strings.Builder
-	rootFS := flagSet("resume-restart", &help)
+	a.prog = &cli.Program{Command: "forgectl resume", Stdout: a.stdout, Stderr: a.stderr}
+	rootFS := a.prog.FlagSet("resume-restart")
 	showVersion := rootFS.Bool("version", false, "print this program's version and exit")
 
-	outdatedCmd := a.outdatedCommand(&help)
-	restartCmd := a.restartCommand(&help)
+	outdatedCmd := a.outdatedCommand()
+	restartCmd := a.restartCommand()
 	root := &ffcli.Command{
 		Name:        "resume-restart",
 		ShortHelp:   "resume-restart — list and restart Claude Code sessions running an older claude",
@@ -94,68 +76,34 @@ func (a *app) main(ctx context.Context, args []string) int {
 		LongHelp:    rootHelp,
 		FlagSet:     rootFS,
 		Subcommands: []*ffcli.Command{outdatedCmd, restartCmd},
-		UsageFunc:   usage,
+		UsageFunc:   helpText,
 		Exec: func(ctx context.Context, args []string) error {
 			if *showVersion {
 				fmt.Fprintf(a.stdout, "resume-restart %s\n", version.String())
 				return nil
 			}
 			if len(args) > 0 {
-				return usageError{fmt.Sprintf("unknown command %q: use outdated or restart", args[0]), ""}
+				return cli.Usagef("unknown command %q: use outdated or restart", args[0])
 			}
-			return usageError{"missing command: use outdated or restart", ""}
+			return cli.Usagef("missing command: use outdated or restart")
 		},
 	}
 
-	err := root.ParseAndRun(ctx, args)
-	var ue usageError
-	var code exitCode
-	switch {
-	case err == nil:
-		return exitcode.OK
-	case errors.Is(err, flag.ErrHelp):
-		io.WriteString(a.stdout, help.String())
-		return exitcode.OK
-	case errors.As(err, &code):
-		return int(code)
-	case errors.As(err, &ue):
-		a.errorf("%s", ue.msg)
-		a.hint("run `forgectl resume %s--help` for usage", ue.cmd)
-		return exitcode.Usage
-	default:
-		// A flag parse error: the flag package's own message.
-		msg := strings.TrimPrefix(firstLine(err.Error()), "error parsing commandline arguments: ")
-		a.errorf("%s", strings.TrimSpace(msg))
-		a.hint("run `forgectl resume %s--help` for usage", cmdOf(args))
-		return exitcode.Usage
+	if err := root.Parse(args); err != nil {
+		return a.prog.Finish(root, err, true)
 	}
+	return a.prog.Finish(root, root.Run(ctx), false)
 }
 
-func cmdOf(args []string) string {
-	for _, a := range args {
-		if a == "outdated" || a == "restart" {
-			return a + " "
-		}
-	}
-	return ""
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-func noArgs(cmd string, args []string) error {
+func noArgs(args []string) error {
 	if len(args) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", args[0]), cmd + " "}
+		return cli.Usagef("unexpected argument %q", args[0])
 	}
 	return nil
 }
 
-func (a *app) outdatedCommand(help io.Writer) *ffcli.Command {
-	fs := flagSet("outdated", help)
+func (a *app) outdatedCommand() *ffcli.Command {
+	fs := a.prog.FlagSet("outdated")
 	jsonOut := fs.Bool("json", false, "print a JSON array (see JSON FIELDS)")
 	return &ffcli.Command{
 		Name:       "outdated",
@@ -163,9 +111,9 @@ func (a *app) outdatedCommand(help io.Writer) *ffcli.Command {
 		ShortHelp:  "list live sessions running an older claude than the one installed (read-only)",
 		LongHelp:   outdatedHelp,
 		FlagSet:    fs,
-		UsageFunc:  usage,
+		UsageFunc:  helpText,
 		Exec: func(ctx context.Context, args []string) error {
-			if err := noArgs("outdated", args); err != nil {
+			if err := noArgs(args); err != nil {
 				return err
 			}
 			return a.outdated(ctx, *jsonOut)
@@ -185,8 +133,8 @@ func (s *sessionList) Set(v string) error {
 	return nil
 }
 
-func (a *app) restartCommand(help io.Writer) *ffcli.Command {
-	fs := flagSet("restart", help)
+func (a *app) restartCommand() *ffcli.Command {
+	fs := a.prog.FlagSet("restart")
 	outdatedFlag := fs.Bool("outdated", false, "act on the sessions resume outdated lists (required)")
 	var sessions sessionList
 	fs.Var(&sessions, "session", "narrow the set to this session `id` (repeatable)")
@@ -199,16 +147,16 @@ func (a *app) restartCommand(help io.Writer) *ffcli.Command {
 		ShortHelp:  "stop and resume outdated sessions in their herdr panes once each is idle",
 		LongHelp:   restartHelp,
 		FlagSet:    fs,
-		UsageFunc:  usage,
+		UsageFunc:  helpText,
 		Exec: func(ctx context.Context, args []string) error {
-			if err := noArgs("restart", args); err != nil {
+			if err := noArgs(args); err != nil {
 				return err
 			}
 			if !*outdatedFlag {
-				return usageError{"restart needs --outdated: it acts only on the sessions `resume outdated` lists", "restart "}
+				return cli.Usagef("restart needs --outdated: it acts only on the sessions `resume outdated` lists")
 			}
 			if *timeout <= 0 {
-				return usageError{fmt.Sprintf("--timeout must be positive, not %s", *timeout), "restart "}
+				return cli.Usagef("--timeout must be positive, not %s", *timeout)
 			}
 			return a.restart(ctx, restartOpts{sessions: sessions, timeout: *timeout, dryRun: *dryRun, json: *jsonOut})
 		},
@@ -275,11 +223,11 @@ func (a *app) outdated(ctx context.Context, jsonOut bool) error {
 	home, claude, fc, err := a.locations()
 	if err != nil {
 		a.errorf("%v", err)
-		return exitCode(exitcode.Failed)
+		return cli.Exit(exitcode.Failed)
 	}
 	inst, ok := a.installed(ctx, home, fc)
 	if !ok {
-		return exitCode(exitcode.Failed)
+		return cli.Exit(exitcode.Failed)
 	}
 	sessions := a.list(claude, inst)
 	if jsonOut {
@@ -316,7 +264,7 @@ func (a *app) durationEnv(name string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, usageError{fmt.Sprintf("%s=%q is not a positive duration", name, v), "restart "}
+		return 0, cli.Usagef("%s=%q is not a positive duration", name, v)
 	}
 	return d, nil
 }
@@ -344,29 +292,29 @@ func (a *app) restart(ctx context.Context, o restartOpts) error {
 	home, claude, fc, err := a.locations()
 	if err != nil {
 		a.errorf("%v", err)
-		return exitCode(exitcode.Failed)
+		return cli.Exit(exitcode.Failed)
 	}
 	if !o.dryRun {
 		if err := fsutil.MkdirPrivate(fc.Root); err != nil {
 			a.errorf("cannot create %s: %v", fc.Root, err)
-			return exitCode(exitcode.Failed)
+			return cli.Exit(exitcode.Failed)
 		}
 		lock, err := fsutil.TryLock(fc.RestartLock())
 		if errors.Is(err, fsutil.ErrLocked) {
 			a.errorf("another restart is already running (it holds %s)", fc.RestartLock())
 			a.hint("let it finish; it acts on the same sessions")
-			return exitCode(exitcode.Failed)
+			return cli.Exit(exitcode.Failed)
 		}
 		if err != nil {
 			a.errorf("cannot take the restart lock: %v", err)
-			return exitCode(exitcode.Failed)
+			return cli.Exit(exitcode.Failed)
 		}
 		defer lock.Unlock()
 	}
 
 	inst, ok := a.installed(ctx, home, fc)
 	if !ok {
-		return exitCode(exitcode.Failed)
+		return cli.Exit(exitcode.Failed)
 	}
 	all := a.list(claude, inst)
 	sessions, unmatched := narrow(all, o.sessions)
@@ -399,7 +347,7 @@ func (a *app) restart(ctx context.Context, o restartOpts) error {
 		writeOutcomes(a.stdout, rep.Outcomes)
 	}
 	if !o.dryRun && rep.Incomplete() {
-		return exitCode(exitcode.Failed)
+		return cli.Exit(exitcode.Failed)
 	}
 	return nil
 }

@@ -5,13 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"forgectl.dev/shared/version"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"forgectl.dev/shared/version"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -145,7 +146,7 @@ func TestVersionHelpAndUsage(t *testing.T) {
 					t.Errorf("config error reported = %v, want %v; stderr:\n%s", reported, want, stderr)
 				}
 			}
-			if c.code == 2 && !strings.Contains(stderr.String(), "forgectl: hint: run `forgectl resume ") {
+			if c.code == 2 && !strings.Contains(stderr.String(), "forgectl: hint: run 'forgectl resume ") {
 				t.Errorf("usage error without a hint:\n%s", stderr)
 			}
 		})

@@ -21,6 +21,7 @@ import (
 
 	"forgectl.dev/shared/capture"
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/snapstore"
 )
@@ -190,8 +191,8 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			if !quiet {
-				fmt.Fprintf(a.stderr, "forgectl: error: resume snapshot failed unexpectedly: %v\n", r)
-				fmt.Fprintf(a.stderr, "forgectl: hint: nothing was lost; please report this with `resume-snapshot --version`\n")
+				msg.Errorf(a.stderr, "resume snapshot failed unexpectedly: %v", r)
+				msg.Hintf(a.stderr, "nothing was lost; please report this with 'resume-snapshot --version'")
 			}
 			code = exitcode.OK
 		}
@@ -220,7 +221,7 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 
 	report := func(err error) {
 		if !quiet {
-			fmt.Fprintf(a.stderr, "forgectl: error: %s\n", oneLine(err.Error()))
+			msg.Errorf(a.stderr, "%s", oneLine(err.Error()))
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.budget)
@@ -292,8 +293,8 @@ func (a app) main(ctx context.Context, args []string) (code int) {
 		fmt.Fprintf(a.stdout, "pruned %d snapshots whose transcript is gone\n", len(rep.Retired))
 	}
 	if rep.Refused != "" {
-		fmt.Fprintf(a.stderr, "forgectl: error: pruning kept %d snapshots: %s\n", rep.Withheld, rep.Refused)
-		fmt.Fprintf(a.stderr, "forgectl: hint: check that the Stop hook and this shell see the same CLAUDE_CONFIG_DIR; %s=1 turns pruning off\n", noPruneEnv)
+		msg.Errorf(a.stderr, "pruning kept %d snapshots: %s", rep.Withheld, rep.Refused)
+		msg.Hintf(a.stderr, "check that the Stop hook and this shell see the same CLAUDE_CONFIG_DIR; %s=1 turns pruning off", noPruneEnv)
 	}
 	return exitcode.OK
 }
@@ -324,12 +325,12 @@ func (a app) bounded(ctx context.Context, fn func()) bool {
 	return true
 }
 
-func (a app) usageError(quiet bool, msg string) {
+func (a app) usageError(quiet bool, text string) {
 	if quiet {
 		return
 	}
-	fmt.Fprintf(a.stderr, "forgectl: error: resume snapshot: %s\n", msg)
-	fmt.Fprintf(a.stderr, "forgectl: hint: nothing was captured; usage: forgectl resume snapshot [--quiet] (see --help)\n")
+	msg.Errorf(a.stderr, "resume snapshot: %s", text)
+	msg.Hintf(a.stderr, "nothing was captured; usage: 'forgectl resume snapshot [--quiet]' (see --help)")
 }
 
 // locate finds Claude Code's folder and forgectl's. The home directory is

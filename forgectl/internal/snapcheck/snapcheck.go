@@ -439,7 +439,7 @@ func (c Checker) taskDirsRow(live []registry.Entry, recs []snapstore.Record) Row
 	for i, u := range lost {
 		ids[i] = u.id
 	}
-	hint := "task rescue assumes Claude Code names each task folder after its session id; report this with `claude --version`, and do not rely on restored tasks until it is fixed"
+	hint := "task rescue assumes Claude Code names each task folder after its session id; report this with 'claude --version', and do not rely on restored tasks until it is fixed"
 	if len(orphans) > 0 {
 		return row(Warn, fmt.Sprintf("task folders no longer seem named after session ids: %s %s tasks but no %s/<session id>, while %s changed since and %s no session",
 			strings.Join(clipList(ids, 3), ", "), plural(len(ids), "has", "have"), tasksDir,

@@ -20,6 +20,7 @@ import (
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/msg"
 )
 
 // Kinds of hooks.
@@ -108,17 +109,19 @@ var errInterrupted = errors.New("interrupted")
 // on and exits 1.
 var errAudit = errors.New("cannot append to the audit trail")
 
-func (r *Runner) logf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
+// logf writes a message line of kind k, behind the time in the watcher's
+// log.
+func (r *Runner) logf(k msg.Kind, format string, args ...any) {
+	line := msg.Line(k, format, args...)
 	if r.Trigger != hookstate.TriggerManual {
 		// The watcher log has no other clock.
-		msg = r.Now().UTC().Format(time.RFC3339) + " " + msg
+		line = r.Now().UTC().Format(time.RFC3339) + " " + line
 	}
-	fmt.Fprintln(r.Stderr, msg)
+	fmt.Fprintln(r.Stderr, line)
 }
 
 func (r *Runner) errorf(format string, args ...any) {
-	r.logf("forgectl: error: "+format, args...)
+	r.logf(msg.Error, format, args...)
 }
 
 // Run is one `resume hooks run`; it returns the exit status.
@@ -143,7 +146,7 @@ func (r *Runner) Run(ctx context.Context, dryRun bool) int {
 	release, err := r.lock(ctx)
 	if err != nil {
 		if errors.Is(err, errInterrupted) {
-			r.logf("forgectl: stopped while waiting for the other run; nothing fired or recorded")
+			r.logf(msg.Info, "stopped while waiting for the other run; nothing fired or recorded")
 		} else {
 			r.errorf("%v", err)
 		}
@@ -152,7 +155,7 @@ func (r *Runner) Run(ctx context.Context, dryRun bool) int {
 	defer release()
 	code, err := r.run(ctx)
 	if errors.Is(err, errInterrupted) {
-		r.logf("forgectl: stopped by a signal: no version recorded; the next run fires the hooks again")
+		r.logf(msg.Info, "stopped by a signal: no version recorded; the next run fires the hooks again")
 		return exitFailed
 	}
 	if err != nil {
@@ -183,7 +186,7 @@ func (r *Runner) run(ctx context.Context) (int, error) {
 			if err := r.save(st); err != nil {
 				return exitFailed, err
 			}
-			r.logf("forgectl: recorded %s %s as the baseline; nothing fired (an install is not an update)", r.Harness, v)
+			r.logf(msg.Info, "recorded %s %s as the baseline; nothing fired (an install is not an update)", r.Harness, v)
 			return exitOK, nil
 		}
 		if cur == rec.Version {
@@ -197,10 +200,10 @@ func (r *Runner) run(ctx context.Context) (int, error) {
 			return exitFailed, err
 		}
 		if v == rec.Version {
-			r.logf("forgectl: %s went back to %s; nothing fired", r.Harness, v)
+			r.logf(msg.Info, "%s went back to %s; nothing fired", r.Harness, v)
 			return code, nil
 		}
-		r.logf("forgectl: %s changed from %s to %s: running %d hook(s)", r.Harness, rec.Version, v, len(r.Hooks))
+		r.logf(msg.Info, "%s changed from %s to %s: running %d hook(s)", r.Harness, rec.Version, v, len(r.Hooks))
 		next := hookstate.HarnessState{Version: v, RecordedAt: time.Time{}}
 		failed := false
 		for _, h := range r.Hooks {
@@ -230,14 +233,14 @@ func (r *Runner) run(ctx context.Context) (int, error) {
 			return exitFailed, err
 		}
 		if next.Pending != nil {
-			r.logf("forgectl: the restart for %s %s is pending; later runs retry it (attempt 1 of %d used)", r.Harness, v, hookstate.MaxRestartAttempts)
+			r.logf(msg.Info, "the restart for %s %s is pending; later runs retry it (attempt 1 of %d used)", r.Harness, v, hookstate.MaxRestartAttempts)
 		}
 		if failed {
 			code = exitFailed
 		}
 	}
 	if cur, err := r.ReadVersion(ctx); err == nil && cur != st.Harnesses[r.Harness].Version {
-		r.logf("forgectl: %s changed again to %s after %d updates in one run; the next run handles it", r.Harness, cur, MaxPasses)
+		r.logf(msg.Info, "%s changed again to %s after %d updates in one run; the next run handles it", r.Harness, cur, MaxPasses)
 	}
 	return code, nil
 }
@@ -250,7 +253,7 @@ func (r *Runner) retryPending(ctx context.Context, st hookstate.State, rec hooks
 		return exitOK, nil
 	}
 	if p.GivenUp {
-		r.logf("forgectl: the restart for %s %s gave up after %d attempts; it is tried again at the next version", r.Harness, p.Version, p.Attempts)
+		r.logf(msg.Info, "the restart for %s %s gave up after %d attempts; it is tried again at the next version", r.Harness, p.Version, p.Attempts)
 		return exitOK, nil
 	}
 	var restarts []Hook
@@ -261,13 +264,13 @@ func (r *Runner) retryPending(ctx context.Context, st hookstate.State, rec hooks
 	}
 	next := *p
 	if len(restarts) == 0 {
-		r.logf("forgectl: a restart was pending for %s %s but none is configured any more; dropped", r.Harness, p.Version)
+		r.logf(msg.Info, "a restart was pending for %s %s but none is configured any more; dropped", r.Harness, p.Version)
 		rec.Pending = nil
 		st.Harnesses[r.Harness] = rec
 		return exitOK, r.save(st)
 	}
 	next.Attempts++
-	r.logf("forgectl: retrying the pending restart for %s %s (attempt %d of %d)", r.Harness, p.Version, next.Attempts, hookstate.MaxRestartAttempts)
+	r.logf(msg.Info, "retrying the pending restart for %s %s (attempt %d of %d)", r.Harness, p.Version, next.Attempts, hookstate.MaxRestartAttempts)
 	outcome := hookstate.OutcomeOK
 	auditFailed := false
 	for _, h := range restarts {
@@ -290,12 +293,12 @@ func (r *Runner) retryPending(ctx context.Context, st hookstate.State, rec hooks
 	switch {
 	case outcome == hookstate.OutcomeOK:
 		rec.Pending = nil
-		r.logf("forgectl: the pending restart for %s %s completed", r.Harness, p.Version)
+		r.logf(msg.Info, "the pending restart for %s %s completed", r.Harness, p.Version)
 	case next.Attempts >= hookstate.MaxRestartAttempts:
 		next.GivenUp = true
 		rec.Pending = &next
 		code = exitFailed
-		r.logf("forgectl: the restart for %s %s gave up after %d attempts; run forgectl resume restart --outdated by hand", r.Harness, p.Version, next.Attempts)
+		r.logf(msg.Info, "the restart for %s %s gave up after %d attempts; run forgectl resume restart --outdated by hand", r.Harness, p.Version, next.Attempts)
 	default:
 		rec.Pending = &next
 		code = exitFailed
@@ -393,7 +396,7 @@ func (r *Runner) lock(ctx context.Context) (func(), error) {
 		if held {
 			who = fmt.Sprintf("the hooks run already in progress (pid %d, %s, since %s)", h.Pid, h.Trigger, h.Since.UTC().Format(time.RFC3339))
 		}
-		r.logf("forgectl: waiting for %s to finish", who)
+		r.logf(msg.Info, "waiting for %s to finish", who)
 		for errors.Is(err, fsutil.ErrLocked) {
 			if sleep(ctx, lockPoll) != nil {
 				return nil, errInterrupted

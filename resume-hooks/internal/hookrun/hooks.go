@@ -16,6 +16,7 @@ import (
 	"forgectl.dev/resume-hooks/internal/redact"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/msg"
 )
 
 // runHook runs one hook, appends its audit record and returns its outcome.
@@ -27,7 +28,7 @@ func (r *Runner) runHook(ctx context.Context, h Hook, old, new string, attempt i
 		Time: r.Now().UTC(), Event: hookstate.EventHook, Trigger: r.Trigger,
 		Harness: r.Harness, OldVersion: old, NewVersion: new, Hook: h.ref(),
 	}
-	r.logf("forgectl: %s: starting", h.Describe())
+	r.logf(msg.Info, "%s: starting", h.Describe())
 	var res hookexec.Result
 	if h.Kind == KindRestart {
 		rec.Attempt = attempt
@@ -46,11 +47,11 @@ func (r *Runner) runHook(ctx context.Context, h Hook, old, new string, attempt i
 	if rec.Detail != "" {
 		status += ": " + rec.Detail
 	}
-	r.logf("forgectl: %s: %s after %s", h.Describe(), status, res.Duration.Round(10*time.Millisecond))
+	r.logf(msg.Info, "%s: %s after %s", h.Describe(), status, res.Duration.Round(10*time.Millisecond))
 	if rec.StderrTail != "" {
 		// The same redacted tail the audit line keeps, never more: the
 		// command's own stderr is not passed to the log.
-		r.logf("forgectl: %s: stderr tail (redacted):\n    %s", h.Describe(), strings.ReplaceAll(rec.StderrTail, "\n", "\n    "))
+		r.logf(msg.Info, "%s: stderr tail (redacted):\n    %s", h.Describe(), strings.ReplaceAll(rec.StderrTail, "\n", "\n    "))
 	}
 	var err error
 	if aerr := audit.Append(r.Files, rec); aerr != nil {
@@ -172,7 +173,7 @@ func (r *Runner) restart(ctx context.Context, h Hook, rec *hookstate.Record) hoo
 	}
 	for _, s := range sessions {
 		if s.Outcome != "resumed" {
-			r.logf("forgectl: session %s: %s (%s)", s.SessionID, s.Outcome, s.Reason)
+			r.logf(msg.Info, "session %s: %s (%s)", s.SessionID, s.Outcome, s.Reason)
 		}
 		// resume-restart skips a session with no herdr pane, or one whose
 		// relaunch would fail (exit 0: the person at the terminal is told

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/msg"
 )
 
 // plan is --dry-run: one read of the version, no lock, no settle wait, no
@@ -18,7 +19,7 @@ func (r *Runner) plan(ctx context.Context) int {
 	}
 	cur, err := r.readVersion(ctx)
 	if errors.Is(err, errInterrupted) {
-		r.logf("forgectl: stopped by a signal")
+		r.logf(msg.Info, "stopped by a signal")
 		return exitFailed
 	}
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"forgectl.dev/resume-hooks/internal/audit"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/msg"
 )
 
 // LoadAttempts is how many times a refused load is tried: launchd can
@@ -34,8 +35,8 @@ type Installer struct {
 // ErrNoServiceManager is an install where no systemd user instance runs.
 var ErrNoServiceManager = errors.New("no systemd user instance runs here: the watcher was not installed")
 
-func (in *Installer) warn(msg string) {
-	fmt.Fprintf(in.Stderr, "forgectl: warning: %s\n", msg)
+func (in *Installer) warn(text string) {
+	msg.Warnf(in.Stderr, "%s", text)
 }
 
 // Install writes and loads the watcher for b. dryRun prints the files and

@@ -33,6 +33,7 @@ import (
 	"syscall"
 	"time"
 
+	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/verdict"
 
 	"forgectl.dev/shared/proc"
@@ -162,7 +163,7 @@ func (r Resolver) env(pid int) []string {
 // firstError is forgectl's first error line, for a call that gave no verdict.
 func firstError(b []byte) string {
 	for _, l := range strings.Split(string(b), "\n") {
-		if m, ok := strings.CutPrefix(l, "forgectl: error: "); ok {
+		if m, ok := strings.CutPrefix(l, msg.Prefix(msg.Error)); ok {
 			if len(m) > 200 {
 				m = m[:200] + "…"
 			}

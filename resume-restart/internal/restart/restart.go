@@ -51,6 +51,7 @@ import (
 	"forgectl.dev/resume-restart/internal/herdr"
 	"forgectl.dev/resume-restart/internal/outdated"
 	"forgectl.dev/resume-restart/internal/relaunch"
+	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/registry"
 )
@@ -317,7 +318,7 @@ type runner struct {
 }
 
 func (r *runner) progress(format string, args ...any) {
-	fmt.Fprintf(r.Progress, "forgectl: "+format+"\n", args...)
+	msg.Infof(r.Progress, format, args...)
 }
 
 // Run carries out a restart (or, with DryRun, reports one) and returns

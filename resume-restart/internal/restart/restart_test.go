@@ -939,7 +939,7 @@ func TestRelaunchPlanOutcomes(t *testing.T) {
 		}, want{Skipped, NoTranscript, "", "start claude in", 1, "no_transcript"}},
 		{"deleted cwd", func(w *world, c *Config) {
 			w.verdicts = []relaunch.Verdict{refusal("cwd_gone", "the session's directory /home/u/src/api no longer exists",
-				"recreate it (for a deleted worktree: git worktree add /home/u/src/api <branch>) and run this again", 1)}
+				"recreate it (for a deleted worktree: 'git worktree add /home/u/src/api <branch>') and run this again", 1)}
 		}, want{Skipped, CwdGone, line, "git worktree add", 1, "cwd_gone: the relaunch would fail: the session's directory"}},
 		{"bad launch profile", func(w *world, c *Config) {
 			w.verdicts = []relaunch.Verdict{refusal("bad_launch_profile", `[proxy] launch_profile "corp" names no profile`,

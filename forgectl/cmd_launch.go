@@ -3,26 +3,29 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 
 	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
-	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
-func (a *app) launchCommand() *ffcli.Command {
-	fs := newFlagSet("launch", &a.flagOut)
+func launchCommand() *command {
+	return &command{
+		name: "launch", desc: "start claude here with this directory's profile",
+		usage: []usageLine{{"forgectl launch [--dry-run]", "start claude here with this directory's launch profile"}},
+		subs:  []*command{launchDoctorCommand()},
+		help:  func() string { return launchHelp },
+		flags: launchFlags,
+	}
+}
+
+func launchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing")
-	return &ffcli.Command{
-		Name:        "launch",
-		FlagSet:     fs,
-		UsageFunc:   helpFunc(launchHelp),
-		Subcommands: []*ffcli.Command{a.launchDoctorCommand()},
-		Exec: func(ctx context.Context, args []string) error {
-			return a.launch(args, *dryRun)
-		},
+	return func(ctx context.Context, args []string) error {
+		return a.launch(args, *dryRun)
 	}
 }
 
@@ -91,3 +94,23 @@ func (a *app) profileFor(cfg *config.Config, dir string) (config.Resolved, strin
 	}
 	return prof, bin, nil
 }
+
+const launchHelp = `
+forgectl launch — start claude here with this directory's launch profile
+
+USAGE
+  forgectl launch [--dry-run] [CLAUDE ARGS...]
+  forgectl launch doctor [--json]
+
+Resolves [launch.defaults] merged with the longest-matching [[launch.project]]
+for the current directory into claude's flags (--model, --effort,
+--permission-mode, --add-dir, and --allow-dangerously-skip-permissions only
+when stdout is a terminal) and environment ([launch] env, [proxy]
+launch_profile variables), then execs claude in place. CLAUDE ARGS follow the
+profile's flags (use -- before them if they start with a dash).
+
+FLAGS
+  --dry-run   print cwd, argv and added environment; exec nothing
+
+` + exitcode.Table + `
+`

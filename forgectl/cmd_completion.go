@@ -2,30 +2,38 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
-func (a *app) completionCommand() *ffcli.Command {
-	fs := newFlagSet("completion", &a.flagOut)
-	return &ffcli.Command{
-		Name:      "completion",
-		FlagSet:   fs,
-		UsageFunc: helpFunc(completionHelp),
-		Exec: func(ctx context.Context, args []string) error {
-			if len(args) != 1 {
-				return a.badUsage("completion", "name one shell: bash, zsh or fish")
-			}
-			script, ok := completionScripts[args[0]]
-			if !ok {
-				return a.badUsage("completion", "no completion for %q: bash, zsh or fish", args[0])
-			}
-			fmt.Fprint(a.stdout, script)
-			return nil
-		},
+func completionCommand() *command {
+	return &command{
+		name: "completion", desc: "print a shell completion script",
+		usage: []usageLine{{"forgectl completion SHELL", "print the bash, zsh or fish completion script"}},
+		words: completeShell,
+		help:  func() string { return completionHelp },
+		flags: completionFlags,
+	}
+}
+
+// completeShell completes the SHELL word.
+func completeShell(_ *app, cur string) []candidate {
+	return prefixed(cur, []candidate{{value: "bash"}, {value: "zsh"}, {value: "fish"}})
+}
+
+func completionFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 1 {
+			return a.badUsage("completion", "name one shell: bash, zsh or fish")
+		}
+		script, ok := completionScripts[args[0]]
+		if !ok {
+			return a.badUsage("completion", "no completion for %q: bash, zsh or fish", args[0])
+		}
+		fmt.Fprint(a.stdout, script)
+		return nil
 	}
 }
 

@@ -1,7 +1,6 @@
-package main
+package render
 
 import (
-	"fmt"
 	"io"
 	"sort"
 	"strconv"
@@ -13,11 +12,11 @@ import (
 	"forgectl.dev/shared/lineage"
 )
 
-// lineageMark is what a child's row says of its parent: its relation word
+// LineageMark is what a child's row says of its parent: its relation word
 // and the parent's 8-character id prefix ("fork of b3b98d6c"), with
 // "(gone)" when the parent's transcript is no longer on disk; "" for a
 // session with no parent.
-func lineageMark(s *harness.Session) string {
+func LineageMark(s *harness.Session) string {
 	if s.ParentID == "" {
 		return ""
 	}
@@ -30,65 +29,128 @@ func lineageMark(s *harness.Session) string {
 	default:
 		b.WriteString("fork of ")
 	}
-	b.WriteString(shortID(s.ParentID))
+	b.WriteString(ShortID(s.ParentID))
 	if !s.ParentExists {
 		b.WriteString(" (gone)")
 	}
 	return b.String()
 }
 
-// appendMark appends a row's lineage mark after its title.
-func appendMark(b []byte, s *harness.Session) []byte {
-	if m := lineageMark(s); m != "" {
+// AppendMark appends a row's lineage mark after its title, "  [fork of
+// b3b98d6c]"; nothing for a session with no parent.
+func AppendMark(b []byte, s *harness.Session) []byte {
+	if m := LineageMark(s); m != "" {
 		b = append(b, "  ["...)
-		b = append(b, clean(m)...)
+		b = append(b, Clean(m)...)
 		b = append(b, ']')
 	}
 	return b
 }
 
-func shortID(id string) string {
+// ShortID is an id's 8-character prefix, as marks name a parent.
+func ShortID(id string) string {
 	if len(id) > 8 {
 		return id[:8]
 	}
 	return id
 }
 
-// family is the listing's lineage, indexed both ways: each session's parent
-// row and its children (newest first, as listed). Every walk along it is
-// linear in the listing's length, however deep its chains: a home can hold
-// a chain of thousands (a /clear loop, a script forking again and again),
-// and damaged or hand-made files can make parents name each other.
-type family struct {
-	list     []harness.Session
+// Kin is the one rule for a session's relatives, used by the preview and
+// the tree: a session's parent is the listed session its ParentID names
+// (the first listed of two transcripts with one id, the newest, as resume
+// picks it; never itself), and its children are the listed sessions that
+// name it, in the order they were added (newest first, as listed). Rows
+// are added as a listing hands them on; the picker's previews read it
+// meanwhile, so it is safe for concurrent use.
+type Kin struct {
+	mu       sync.Mutex
+	rows     []*harness.Session
 	byID     map[string]int
-	children map[int][]int
-	up       []int  // each row's parent row, -1 for none
-	cyclic   []bool // rows whose parents lead back to them
-	cycles   [][]int
+	children map[string][]int // by parent id
+}
+
+// NewKin holds the sessions of list, in its order.
+func NewKin(list []harness.Session) *Kin {
+	k := &Kin{byID: make(map[string]int, len(list)), children: map[string][]int{}}
+	for i := range list {
+		k.Add(&list[i])
+	}
+	return k
+}
+
+// Add adds a listed session.
+func (k *Kin) Add(s *harness.Session) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	i := len(k.rows)
+	k.rows = append(k.rows, s)
+	if _, dup := k.byID[s.ID]; !dup {
+		k.byID[s.ID] = i
+	}
+	if s.ParentID != "" && s.ParentID != s.ID {
+		k.children[s.ParentID] = append(k.children[s.ParentID], i)
+	}
+}
+
+// parentRow is row i's parent row, -1 for none.
+func (k *Kin) parentRow(i int) int {
+	s := k.rows[i]
+	if s.ParentID == "" || s.ParentID == s.ID {
+		return -1
+	}
+	if p, ok := k.byID[s.ParentID]; ok {
+		return p
+	}
+	return -1
+}
+
+// Parent is the listed session s names as its parent, nil for none.
+func (k *Kin) Parent(s *harness.Session) *harness.Session {
+	if k == nil || s.ParentID == "" || s.ParentID == s.ID {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if p, ok := k.byID[s.ParentID]; ok {
+		return k.rows[p]
+	}
+	return nil
+}
+
+// Children are the listed sessions that name s as their parent.
+func (k *Kin) Children(s *harness.Session) []*harness.Session {
+	if k == nil {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var out []*harness.Session
+	for _, c := range k.children[s.ID] {
+		out = append(out, k.rows[c])
+	}
+	return out
+}
+
+// family is a listing's lineage as the tree walks it: each row's parent
+// row (by Kin's rule) and the rows in cycles. Every walk along it is
+// linear in the listing's length, however deep its chains: a home can
+// hold a chain of thousands (a /clear loop, a script forking again and
+// again), and damaged or hand-made files can make parents name each other.
+type family struct {
+	list   []harness.Session
+	up     []int  // each row's parent row, -1 for none
+	cyclic []bool // rows whose parents lead back to them
+	cycles [][]int
 	// steps counts the parent links the walks followed, so that a test
 	// can check they stay linear (a timing could not say so reliably).
 	steps int
 }
 
 func newFamily(list []harness.Session) *family {
-	f := &family{list: list, byID: make(map[string]int, len(list)), children: map[int][]int{},
-		up: make([]int, len(list)), cyclic: make([]bool, len(list))}
+	k := NewKin(list)
+	f := &family{list: list, up: make([]int, len(list)), cyclic: make([]bool, len(list))}
 	for i := range list {
-		// The newest of two transcripts with one id (a copy under another
-		// project) stands for it, as resume picks it.
-		if _, dup := f.byID[list[i].ID]; !dup {
-			f.byID[list[i].ID] = i
-		}
-	}
-	for i := range list {
-		f.up[i] = -1
-		if id := list[i].ParentID; id != "" {
-			if p, ok := f.byID[id]; ok && p != i {
-				f.up[i] = p
-				f.children[p] = append(f.children[p], i)
-			}
-		}
+		f.up[i] = k.parentRow(i)
 	}
 	f.findCycles()
 	return f
@@ -212,10 +274,10 @@ func shownSet(n int, idx []int) []bool {
 	return shown
 }
 
-// roots keeps the hits that are nobody's child among the sessions the
+// Roots keeps the hits that are nobody's child among the sessions the
 // listing shows (hidden ones count only with --all): one row per line of
 // work. A session whose parent's transcript is gone is a root.
-func roots(list []harness.Session, hits, visible []int) []int {
+func Roots(list []harness.Session, hits, visible []int) []int {
 	return newFamily(list).roots(hits, visible)
 }
 
@@ -230,27 +292,27 @@ func (f *family) roots(hits, visible []int) []int {
 	return out
 }
 
-// treeNode is one printed session and the printed sessions below it.
-type treeNode struct {
+// Node is one printed session and the printed sessions below it.
+type Node struct {
 	i        int
-	children []*treeNode
+	children []*Node
 	newest   time.Time // the newest activity in this subtree
 }
 
-// buildTree arranges hits (newest first) as a forest: each under its
+// Tree arranges hits (newest first) as a forest: each under its
 // nearest printed ancestor, children newest first, and the tree whose
 // newest activity is latest first.
-func buildTree(list []harness.Session, hits []int) []*treeNode {
+func Tree(list []harness.Session, hits []int) []*Node {
 	return newFamily(list).tree(hits)
 }
 
-func (f *family) tree(hits []int) []*treeNode {
+func (f *family) tree(hits []int) []*Node {
 	parent := f.shownParents(shownSet(len(f.list), hits))
-	nodes := make(map[int]*treeNode, len(hits))
+	nodes := make(map[int]*Node, len(hits))
 	for _, i := range hits {
-		nodes[i] = &treeNode{i: i, newest: f.list[i].LastActivity}
+		nodes[i] = &Node{i: i, newest: f.list[i].LastActivity}
 	}
-	var top []*treeNode
+	var top []*Node
 	for _, i := range hits { // newest first, so children come out in order
 		if p := parent[i]; p >= 0 {
 			nodes[p].children = append(nodes[p].children, nodes[i])
@@ -276,7 +338,7 @@ func (f *family) tree(hits []int) []*treeNode {
 // placed is a node met by a walk of the forest, with its depth (a root's
 // is 0) and whether it is its parent's last child.
 type placed struct {
-	n     *treeNode
+	n     *Node
 	depth int
 	last  bool
 }
@@ -284,7 +346,7 @@ type placed struct {
 // preorder lists the forest as it is printed, parents before their
 // children. It keeps its own stack: a chain thousands deep is thousands
 // of levels.
-func preorder(forest []*treeNode) []placed {
+func preorder(forest []*Node) []placed {
 	var out []placed
 	stack := make([]placed, 0, len(forest))
 	for k := len(forest) - 1; k >= 0; k-- {
@@ -301,38 +363,38 @@ func preorder(forest []*treeNode) []placed {
 	return out
 }
 
-// treeIndent is how many levels the text tree indents: 8 levels of glyphs
+// TreeIndent is how many levels the text tree indents: 8 levels of glyphs
 // take 24 columns before the 36 of the id, so an 80-column terminal still
 // shows the id whole. A deeper row stays at that indentation and says its
 // depth instead, "…(12) " where its glyph would be.
-const treeIndent = 8
+const TreeIndent = 8
 
-// writeTree prints the forest as the ls table, each child below its parent
+// WriteTree prints the forest as the ls table, each child below its parent
 // behind tree glyphs at the start of its line.
-func writeTree(w io.Writer, now time.Time, list []harness.Session, forest []*treeNode) error {
-	t := newTable(w, now, true)
+func WriteTree(w io.Writer, now time.Time, list []harness.Session, forest []*Node) error {
+	t := NewTable(w, now, true, Listing)
 	// lead[d] is what stands before the glyph of a row d deep: a column
 	// per ancestor below the roots, "│  " while that ancestor has a later
-	// sibling still to come. Capped at treeIndent columns, it costs each
+	// sibling still to come. Capped at TreeIndent columns, it costs each
 	// row a bounded copy.
 	var lead []string
 	for _, p := range preorder(forest) {
-		c := t.cells(&list[p.n.i])
 		d := p.depth
 		glyph := "├─ "
 		if p.last {
 			glyph = "└─ "
 		}
+		at := ""
 		switch {
 		case d == 0:
 			lead = lead[:0]
-		case d <= treeIndent:
-			c[0] = lead[d-1] + glyph + c[0]
+		case d <= TreeIndent:
+			at = lead[d-1] + glyph
 		default:
-			c[0] = lead[treeIndent] + "…(" + strconv.Itoa(d) + ") " + c[0]
+			at = lead[TreeIndent] + "…(" + strconv.Itoa(d) + ") "
 		}
-		t.addCells(c)
-		if d < treeIndent+1 {
+		t.add(t.cells(&list[p.n.i], nil), at)
+		if d < TreeIndent+1 {
 			// The lead of this row's children.
 			next := ""
 			switch {
@@ -345,10 +407,10 @@ func writeTree(w io.Writer, now time.Time, list []harness.Session, forest []*tre
 			lead = append(lead[:d], next)
 		}
 	}
-	return t.close()
+	return t.Close()
 }
 
-// treeJSONDepth is the deepest --tree --json nests an object below its
+// TreeJSONDepth is the deepest --tree --json nests an object below its
 // root (a root is at depth 0). jq 1.6 to 1.7.1 refuse input nested more
 // than 256 deep, counting an object twice (for the key being read), and
 // each level of the tree costs three: its object, the "children" key and
@@ -357,145 +419,39 @@ func writeTree(w io.Writer, now time.Time, list []harness.Session, forest []*tre
 // again. The sessions deeper in the tree are listed flat, in tree order,
 // in the children of their ancestor at depth 63, each with children []
 // and its parent_session_id naming the session it came from.
-const treeJSONDepth = 64
+const TreeJSONDepth = 64
 
-// writeTreeJSON prints the forest as the ls --json array, each object with
+// WriteTreeJSON prints the forest as the ls --json array, each object with
 // a "children" array of the same objects ([] for none).
-func writeTreeJSON(w io.Writer, list []harness.Session, forest []*treeNode) error {
-	if len(forest) == 0 {
-		_, err := io.WriteString(w, "[]\n")
-		return err
-	}
-	open := func(b []byte, n *treeNode) []byte {
-		b = appendSession(b, toJSON(&list[n.i]))
-		return append(b[:len(b)-1], `,"children":[`...)
-	}
-	// The recursion stops at treeJSONDepth; below it, the walk is flat.
-	var add func(b []byte, n *treeNode, depth int) []byte
-	add = func(b []byte, n *treeNode, depth int) []byte {
-		b = open(b, n)
-		if depth+1 < treeJSONDepth {
-			for k, c := range n.children {
-				if k > 0 {
-					b = append(b, ',')
+func WriteTreeJSON(w io.Writer, list []harness.Session, forest []*Node) error {
+	// The recursion stops at TreeJSONDepth; below it, the walk is flat.
+	var children func(n *Node, depth int) func([]byte) []byte
+	children = func(n *Node, depth int) func([]byte) []byte {
+		return func(b []byte) []byte {
+			b = append(b, `,"children":[`...)
+			if depth+1 < TreeJSONDepth {
+				for k, c := range n.children {
+					if k > 0 {
+						b = append(b, ',')
+					}
+					b = AppendSession(b, &list[c.i], children(c, depth+1))
 				}
-				b = add(b, c, depth+1)
-			}
-		} else {
-			for k, p := range preorder(n.children) {
-				if k > 0 {
-					b = append(b, ',')
+			} else {
+				for k, p := range preorder(n.children) {
+					if k > 0 {
+						b = append(b, ',')
+					}
+					b = AppendSession(b, &list[p.n.i], noChildren)
 				}
-				b = append(open(b, p.n), "]}"...)
 			}
+			return append(b, ']')
 		}
-		return append(b, "]}"...)
 	}
-	b := make([]byte, 0, 64<<10)
-	b = append(b, "[\n"...)
-	for k, n := range forest {
-		b = append(b, "  "...)
-		b = add(b, n, 0)
-		if k < len(forest)-1 {
-			b = append(b, ',')
-		}
-		b = append(b, '\n')
+	j := NewJSONArray(w)
+	for _, n := range forest {
+		j.Add(&list[n.i], children(n, 0))
 	}
-	b = append(b, "]\n"...)
-	_, err := w.Write(b)
-	return err
+	return j.Close()
 }
 
-// kin is what a preview knows of a session's relatives: the listing's
-// family for ls, the rows so far for the picker.
-type kin interface {
-	parentOf(s *harness.Session) *harness.Session
-	childrenOf(s *harness.Session) []*harness.Session
-}
-
-func (f *family) parentOf(s *harness.Session) *harness.Session {
-	if p, ok := f.byID[s.ParentID]; ok && s.ParentID != "" {
-		return &f.list[p]
-	}
-	return nil
-}
-
-func (f *family) childrenOf(s *harness.Session) []*harness.Session {
-	i, ok := f.byID[s.ID]
-	if !ok {
-		return nil
-	}
-	var out []*harness.Session
-	for _, c := range f.children[i] {
-		out = append(out, &f.list[c])
-	}
-	return out
-}
-
-// growingFamily is the picker's kin: rows are added as the listing hands
-// them on, and previews read it meanwhile.
-type growingFamily struct {
-	mu       sync.Mutex
-	byID     map[string]*harness.Session
-	children map[string][]*harness.Session
-}
-
-func newGrowingFamily() *growingFamily {
-	return &growingFamily{byID: map[string]*harness.Session{}, children: map[string][]*harness.Session{}}
-}
-
-func (g *growingFamily) add(s *harness.Session) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	// The newest of two transcripts with one id stands for it, as resume
-	// picks it; rows come newest first.
-	if _, dup := g.byID[s.ID]; !dup {
-		g.byID[s.ID] = s
-	}
-	if s.ParentID != "" && s.ParentID != s.ID {
-		g.children[s.ParentID] = append(g.children[s.ParentID], s)
-	}
-}
-
-func (g *growingFamily) parentOf(s *harness.Session) *harness.Session {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if s.ParentID == "" {
-		return nil
-	}
-	return g.byID[s.ParentID]
-}
-
-func (g *growingFamily) childrenOf(s *harness.Session) []*harness.Session {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([]*harness.Session(nil), g.children[s.ID]...)
-}
-
-// lineageLines are the preview's lines about where a session came from and
-// what came from it.
-func lineageLines(k kin, s *harness.Session, now time.Time, line func(k, v string)) {
-	if k == nil {
-		return
-	}
-	if s.ParentID != "" {
-		v := lineageMark(s)
-		if ps := k.parentOf(s); ps != nil {
-			v += ": " + cut(title(ps), 50) + ", " + age(now, ps.LastActivity)
-		} else {
-			v += ": its transcript is no longer on disk"
-		}
-		line("from", v)
-	}
-	for n, cs := range k.childrenOf(s) {
-		key := ""
-		if n == 0 {
-			key = "children"
-		}
-		word := cs.Relation
-		if word == lineage.Clear {
-			word = "after /clear"
-		}
-		line(key, fmt.Sprintf("%s %s: %s, %s", word, shortID(cs.ID), cut(title(cs), 50), age(now, cs.LastActivity)))
-	}
-}
+func noChildren(b []byte) []byte { return append(b, `,"children":[]`...) }

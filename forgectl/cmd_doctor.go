@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"text/tabwriter"
@@ -12,7 +13,6 @@ import (
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/registry"
-	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
 // checkRow is one line of a doctor report.
@@ -120,42 +120,49 @@ func (a *app) registryRow() (checkRow, []registry.Entry) {
 	return row, live
 }
 
-func (a *app) doctorCommand() *ffcli.Command {
-	fs := newFlagSet("doctor", &a.flagOut)
-	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
-	return &ffcli.Command{
-		Name:      "doctor",
-		FlagSet:   fs,
-		UsageFunc: helpFunc(doctorHelp),
-		Exec: func(ctx context.Context, args []string) error {
-			cfg, rows := a.configRows()
-			rows = append(rows, a.claudeRow(ctx, cfg))
-			reg, _ := a.registryRow()
-			rows = append(rows, reg)
-			rows = append(rows, a.resumeTasksRows()...)
-			if err := a.printRows(rows, *asJSON); err != nil {
-				return err
-			}
-			return rowsExit(rows)
-		},
+func doctorCommand() *command {
+	return &command{
+		name: "doctor", desc: "check that session rescue is wired",
+		usage: []usageLine{{"forgectl doctor", "check that session rescue is wired correctly"}},
+		help:  func() string { return doctorHelp },
+		flags: doctorFlags,
 	}
 }
 
-func (a *app) launchDoctorCommand() *ffcli.Command {
-	fs := newFlagSet("launch doctor", &a.flagOut)
+func doctorFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	asJSON := fs.Bool("json", false, "print the rows as a JSON array")
-	return &ffcli.Command{
-		Name:      "doctor",
-		FlagSet:   fs,
-		UsageFunc: helpFunc(launchDoctorHelp),
-		Exec: func(ctx context.Context, args []string) error {
-			cfg, rows := a.configRows()
-			rows = append(rows, a.claudeRow(ctx, cfg))
-			rows = append(rows, a.updateHooksRows(ctx, cfg)...)
-			if err := a.printRows(rows, *asJSON); err != nil {
-				return err
-			}
-			return rowsExit(rows)
-		},
+	return func(ctx context.Context, args []string) error {
+		cfg, rows := a.configRows()
+		rows = append(rows, a.claudeRow(ctx, cfg))
+		reg, _ := a.registryRow()
+		rows = append(rows, reg)
+		rows = append(rows, a.resumeTasksRows()...)
+		if err := a.printRows(rows, *asJSON); err != nil {
+			return err
+		}
+		return rowsExit(rows)
 	}
 }
+
+const doctorHelp = `
+forgectl doctor — check that session rescue is wired correctly
+
+USAGE
+  forgectl doctor [--json]
+
+Prints one row per check: ok, warn or fail, with a hint for anything not ok.
+  config        config.toml parses and its launch_profile is usable
+  claude        which claude runs, and its version
+  sessions      the live registry is readable; how many sessions are live
+  resume tasks  the Stop hook is wired, the snapshot store is being filled, and
+                Claude Code still names task directories after session ids
+
+Because 'resume snapshot' always exits 0, a missing or misspelled Stop hook
+looks exactly like one that works until a session exits and its tasks are
+gone: this check is the detector. It reads settings.json as Claude Code
+does: the last of duplicate keys counts, a leading byte-order mark and UTF-16
+text are accepted, and each hook command is split as /bin/sh splits it.
+
+EXIT STATUS
+  0 when no check failed (warnings allowed), 1 when one did.
+`

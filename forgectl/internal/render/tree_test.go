@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
-	"forgectl.dev/shared/paths"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -66,7 +65,7 @@ func TestLineageMark(t *testing.T) {
 		{harness.Session{ParentID: "b3b98d6c-1111-2222", Relation: "clear", ParentExists: true}, "after /clear of b3b98d6c"},
 		{harness.Session{ParentID: "b3b98d6c-1111-2222", Relation: "fork"}, "fork of b3b98d6c (gone)"},
 	} {
-		if got := lineageMark(&c.s); got != c.want {
+		if got := LineageMark(&c.s); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
 		}
 	}
@@ -76,17 +75,17 @@ func TestRoots(t *testing.T) {
 	list := lineageList()
 	// Without --all the print-mode parent is not shown, so its fork is a
 	// root; a deleted parent makes a root; a loop is shown, not lost.
-	got := ids(list, roots(list, visible(list, false), visible(list, false)))
+	got := ids(list, Roots(list, visible(list, false), visible(list, false)))
 	if d := cmp.Diff([]string{"hf", "o0", "x0", "y0", "c1", "p0"}, got); d != "" {
 		t.Errorf("roots (-want +got):\n%s", d)
 	}
-	got = ids(list, roots(list, visible(list, true), visible(list, true)))
+	got = ids(list, Roots(list, visible(list, true), visible(list, true)))
 	if d := cmp.Diff([]string{"o0", "x0", "y0", "c1", "h0", "p0"}, got); d != "" {
 		t.Errorf("roots --all (-want +got):\n%s", d)
 	}
 	// FILTER narrows the roots, never makes a child one.
 	hits := []int{1, 6, 11} // the three "Parent work"
-	if d := cmp.Diff([]string{"p0"}, ids(list, roots(list, hits, visible(list, false)))); d != "" {
+	if d := cmp.Diff([]string{"p0"}, ids(list, Roots(list, hits, visible(list, false)))); d != "" {
 		t.Errorf("roots of a filter (-want +got):\n%s", d)
 	}
 }
@@ -94,7 +93,7 @@ func TestRoots(t *testing.T) {
 func TestWriteTree(t *testing.T) {
 	list := lineageList()
 	var b bytes.Buffer
-	if err := writeTree(&b, treeNow, list, buildTree(list, visible(list, false))); err != nil {
+	if err := WriteTree(&b, treeNow, list, Tree(list, visible(list, false))); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -137,7 +136,7 @@ func TestWriteTree(t *testing.T) {
 func TestWriteTreeJSON(t *testing.T) {
 	list := lineageList()
 	var b bytes.Buffer
-	if err := writeTreeJSON(&b, list, buildTree(list, visible(list, true))); err != nil {
+	if err := WriteTreeJSON(&b, list, Tree(list, visible(list, true))); err != nil {
 		t.Fatal(err)
 	}
 	type node struct {
@@ -172,7 +171,7 @@ func TestWriteTreeJSON(t *testing.T) {
 		t.Errorf("tree --json, depth first (-want +got):\n%s", d)
 	}
 	b.Reset()
-	writeTreeJSON(&b, list, nil)
+	WriteTreeJSON(&b, list, nil)
 	if b.String() != "[]\n" {
 		t.Errorf("empty tree: %q", b.String())
 	}
@@ -180,10 +179,9 @@ func TestWriteTreeJSON(t *testing.T) {
 
 func TestPreviewNamesParentAndChildren(t *testing.T) {
 	list := lineageList()
-	fam := newFamily(list)
-	claudeNone := paths.Claude{Root: t.TempDir()}
+	fam := NewKin(list)
 	f := &list[6]
-	got := preview(f, treeNow, claudeNone, 0, fam)
+	got := Preview(f, treeNow, 0, fam, nil)
 	for _, want := range []string{
 		"from     fork of p0000000: Parent work, 1h ago",
 		"children fork ff000000: Parent work, 2m ago",
@@ -193,10 +191,10 @@ func TestPreviewNamesParentAndChildren(t *testing.T) {
 			t.Errorf("preview lacks %q:\n%s", want, got)
 		}
 	}
-	if got := preview(&list[3], treeNow, claudeNone, 0, fam); !strings.Contains(got, "fork of deadbeef (gone): its transcript is no longer on disk") {
+	if got := Preview(&list[3], treeNow, 0, fam, nil); !strings.Contains(got, "fork of deadbeef (gone): its transcript is no longer on disk") {
 		t.Errorf("orphan preview:\n%s", got)
 	}
-	if got := preview(&list[0], treeNow, claudeNone, 0, fam); !strings.Contains(got, "after /clear of c2222222: second, 6m ago") {
+	if got := Preview(&list[0], treeNow, 0, fam, nil); !strings.Contains(got, "after /clear of c2222222: second, 6m ago") {
 		t.Errorf("clear preview:\n%s", got)
 	}
 }
@@ -205,7 +203,7 @@ func TestPreviewNamesParentAndChildren(t *testing.T) {
 // under the nearest ancestor that is printed.
 func TestTreeStepsOverAnAbsentParent(t *testing.T) {
 	list := lineageList()
-	forest := buildTree(list, []int{1, 11}) // FF and P, without F
+	forest := Tree(list, []int{1, 11}) // FF and P, without F
 	if len(forest) != 1 || list[forest[0].i].ID[:2] != "p0" || len(forest[0].children) != 1 || list[forest[0].children[0].i].ID[:2] != "ff" {
 		t.Fatalf("forest %+v, want FF under P", forest)
 	}
@@ -213,10 +211,10 @@ func TestTreeStepsOverAnAbsentParent(t *testing.T) {
 
 func TestPickRowCarriesTheMark(t *testing.T) {
 	list := lineageList()
-	if row := pickRow(treeNow, &list[3]); !strings.HasSuffix(row, "orphan  [fork of deadbeef (gone)]") {
+	if row := PickRow(treeNow, &list[3]); !strings.HasSuffix(row, "orphan  [fork of deadbeef (gone)]") {
 		t.Errorf("picker row %q", row)
 	}
-	if row := pickRow(treeNow, &list[11]); strings.Contains(row, "[") {
+	if row := PickRow(treeNow, &list[11]); strings.Contains(row, "[") {
 		t.Errorf("a root's picker row %q carries a mark", row)
 	}
 }
@@ -296,11 +294,11 @@ func TestLineageCycles(t *testing.T) {
 		{ID: "me", LastActivity: at(6), ParentID: "me", Relation: "fork", ParentExists: true},
 	}
 	vis := visible(list, false)
-	if d := cmp.Diff([]string{"r2", "r3", "me"}, ids(list, roots(list, vis, vis))); d != "" {
+	if d := cmp.Diff([]string{"r2", "r3", "me"}, ids(list, Roots(list, vis, vis))); d != "" {
 		t.Errorf("roots (-want +got):\n%s", d)
 	}
 	var got []string
-	for _, p := range preorder(buildTree(list, vis)) {
+	for _, p := range preorder(Tree(list, vis)) {
 		got = append(got, strings.Repeat("  ", p.depth)+list[p.n.i].ID)
 	}
 	// t1's parent r1 is hidden: r1's parent r2 is the nearest shown.
@@ -308,12 +306,12 @@ func TestLineageCycles(t *testing.T) {
 		t.Errorf("tree (-want +got):\n%s", d)
 	}
 	vis = visible(list, true)
-	if d := cmp.Diff([]string{"r1", "r2", "r3", "me"}, ids(list, roots(list, vis, vis))); d != "" {
+	if d := cmp.Diff([]string{"r1", "r2", "r3", "me"}, ids(list, Roots(list, vis, vis))); d != "" {
 		t.Errorf("roots --all (-want +got):\n%s", d)
 	}
 }
 
-// Past treeIndent levels the text tree stops indenting: a deeper row keeps
+// Past TreeIndent levels the text tree stops indenting: a deeper row keeps
 // the columns of its ancestors and says its depth, "…(9) ", where its
 // glyph would be.
 func TestWriteTreeCapsIndentation(t *testing.T) {
@@ -323,7 +321,7 @@ func TestWriteTreeCapsIndentation(t *testing.T) {
 	list = append(list, harness.Session{ID: "s8000000-0000-4000-8000-000000000000", LastActivity: treeNow.Add(-time.Hour),
 		ParentID: chainID(7), Relation: "fork", ParentExists: true})
 	var b bytes.Buffer
-	if err := writeTree(&b, treeNow, list, buildTree(list, visible(list, false))); err != nil {
+	if err := WriteTree(&b, treeNow, list, Tree(list, visible(list, false))); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -350,12 +348,12 @@ func TestWriteTreeCapsIndentation(t *testing.T) {
 		t.Errorf("tree (-want +got):\n%s\n%s", d, b.String())
 	}
 
-	// 5,000 deep: no row's lead is longer than treeIndent columns and the
+	// 5,000 deep: no row's lead is longer than TreeIndent columns and the
 	// depth mark, and each deep row names its own depth.
 	const n = 5000
 	list = chainList(n, nil)
 	b.Reset()
-	if err := writeTree(&b, treeNow, list, buildTree(list, visible(list, false))); err != nil {
+	if err := WriteTree(&b, treeNow, list, Tree(list, visible(list, false))); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")[1:]
@@ -366,8 +364,8 @@ func TestWriteTreeCapsIndentation(t *testing.T) {
 		lead, _, _ := strings.Cut(l, chainID(d))
 		want := strings.Repeat("   ", max(d-1, 0))
 		switch {
-		case d > treeIndent:
-			want = strings.Repeat("   ", treeIndent) + fmt.Sprintf("…(%d) ", d)
+		case d > TreeIndent:
+			want = strings.Repeat("   ", TreeIndent) + fmt.Sprintf("…(%d) ", d)
 		case d > 0:
 			want += "└─ "
 		}
@@ -377,7 +375,7 @@ func TestWriteTreeCapsIndentation(t *testing.T) {
 	}
 }
 
-// --tree --json nests at most treeJSONDepth levels below a root, what jq
+// --tree --json nests at most TreeJSONDepth levels below a root, what jq
 // 1.6 and 1.7 read; the sessions below that are listed flat in the
 // children of their ancestor at depth 63, in tree order, each naming its
 // parent. Nothing is lost.
@@ -385,7 +383,7 @@ func TestWriteTreeJSONCapsNesting(t *testing.T) {
 	const n = 5000
 	list := chainList(n, nil)
 	var b bytes.Buffer
-	if err := writeTreeJSON(&b, list, buildTree(list, visible(list, false))); err != nil {
+	if err := WriteTreeJSON(&b, list, Tree(list, visible(list, false))); err != nil {
 		t.Fatal(err)
 	}
 	type node struct {
@@ -411,8 +409,8 @@ func TestWriteTreeJSONCapsNesting(t *testing.T) {
 		}
 	}
 	walk(forest, 0)
-	if deepest != treeJSONDepth {
-		t.Errorf("objects nest %d deep below their root, want %d", deepest, treeJSONDepth)
+	if deepest != TreeJSONDepth {
+		t.Errorf("objects nest %d deep below their root, want %d", deepest, TreeJSONDepth)
 	}
 	if len(order) != n {
 		t.Fatalf("%d sessions in the tree, want %d", len(order), n)
@@ -457,18 +455,4 @@ func jqNesting(t *testing.T, data []byte) int {
 		}
 	}
 	return deepest
-}
-
-// ls --help states the caps the code keeps.
-func TestLsHelpDocumentsTheCaps(t *testing.T) {
-	for _, want := range []string{
-		fmt.Sprintf("Indentation stops at %d levels", treeIndent),
-		`"…(12) " for a session 12 below its root`,
-		fmt.Sprintf("nested at most %d sessions below a root", treeJSONDepth),
-		fmt.Sprintf("ancestor %d below the root", treeJSONDepth-1),
-	} {
-		if !strings.Contains(strings.Join(strings.Fields(lsHelp), " "), want) {
-			t.Errorf("ls --help does not say %q", want)
-		}
-	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,47 +18,52 @@ import (
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/paths"
-	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
-func (a *app) initCommand() *ffcli.Command {
-	fs := newFlagSet("init", &a.flagOut)
+func initCommand() *command {
+	return &command{
+		name: "init", desc: "write config.toml, or wire the Stop hook",
+		usage: []usageLine{
+			{"forgectl init", "write a commented config.toml"},
+			{"forgectl init --stop-hook", "wire the Stop hook into Claude Code's settings.json"},
+		},
+		help:  func() string { return initHelp },
+		flags: initFlags,
+	}
+}
+
+func initFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	print := fs.Bool("print", false, "print the commented config to stdout instead of writing it")
 	stopHook := fs.Bool("stop-hook", false, "merge the Stop hook into Claude Code's user settings.json")
 	removeHook := fs.Bool("remove-stop-hook", false, "remove the Stop hook 'init --stop-hook' added")
 	dryRun := fs.Bool("dry-run", false, "with --stop-hook or --remove-stop-hook: print the edit as a unified diff; write nothing")
-	return &ffcli.Command{
-		Name:      "init",
-		FlagSet:   fs,
-		UsageFunc: helpFunc(initHelp),
-		Exec: func(ctx context.Context, args []string) error {
-			if len(args) > 0 {
-				return a.badUsage("init", "unexpected argument %q", args[0])
-			}
-			switch {
-			case *stopHook && *removeHook:
-				return a.badUsage("init", "--stop-hook and --remove-stop-hook exclude each other")
-			case *print && (*stopHook || *removeHook):
-				return a.badUsage("init", "--print writes the config template; it does not go with the Stop-hook flags")
-			case *stopHook:
-				return a.wireStopHook(*dryRun, false)
-			case *removeHook:
-				return a.wireStopHook(*dryRun, true)
-			case *dryRun:
-				return a.badUsage("init", "--dry-run goes with --stop-hook or --remove-stop-hook")
-			case *print:
-				fmt.Fprint(a.stdout, config.Template())
-				return nil
-			}
-			return a.writeConfig()
-		},
+	return func(ctx context.Context, args []string) error {
+		if len(args) > 0 {
+			return a.badUsage("init", "unexpected argument %q", args[0])
+		}
+		switch {
+		case *stopHook && *removeHook:
+			return a.badUsage("init", "--stop-hook and --remove-stop-hook exclude each other")
+		case *print && (*stopHook || *removeHook):
+			return a.badUsage("init", "--print writes the config template; it does not go with the Stop-hook flags")
+		case *stopHook:
+			return a.wireStopHook(*dryRun, false)
+		case *removeHook:
+			return a.wireStopHook(*dryRun, true)
+		case *dryRun:
+			return a.badUsage("init", "--dry-run goes with --stop-hook or --remove-stop-hook")
+		case *print:
+			fmt.Fprint(a.stdout, config.Template())
+			return nil
+		}
+		return a.writeConfig()
 	}
 }
 
 // badUsage is one error line and a hint, exit 2.
 func (a *app) badUsage(cmd, format string, args ...any) error {
 	a.errorf(format, args...)
-	a.hintf("run 'forgectl %s --help' for usage", cmd)
+	a.hintf("%s", a.prog.UsageHint(cmd+" "))
 	return exit(exitcode.Usage)
 }
 
@@ -181,7 +187,7 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 		var cmd, prog string
 		if cmd, prog, err = a.hookCommand(); err != nil {
 			a.errorf("%v", err)
-			a.hintf("build forgectl (make build, or go install forgectl.dev/forgectl@latest) and run init from there")
+			a.hintf("build forgectl ('make build', or 'go install forgectl.dev/forgectl@latest') and run init from there")
 			return exit(exitcode.Refused)
 		}
 		var res settings.Result
@@ -218,7 +224,7 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 		return exit(exitcode.Refused)
 	case errors.As(err, &ee):
 		a.errorf("%s: %v", path, ee)
-		a.hintf("save it as UTF-8 (Claude Code reads that too; iconv -f UTF-16 -t UTF-8), then run this again, or merge the hook by hand; nothing was changed")
+		a.hintf("save it as UTF-8 (Claude Code reads that too; 'iconv -f UTF-16 -t UTF-8'), then run this again, or merge the hook by hand; nothing was changed")
 		return exit(exitcode.Refused)
 	case err != nil:
 		a.errorf("%s: %v", path, err)
@@ -264,3 +270,58 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 	}
 	return nil
 }
+
+const initHelp = `
+forgectl init — write a commented config.toml, or wire the Stop hook
+
+USAGE
+  forgectl init [--print]
+  forgectl init --stop-hook [--dry-run]
+  forgectl init --remove-stop-hook [--dry-run]
+
+Without flags, writes forgectl's config.toml (in $FORGECTL_CONFIG_DIR, else
+~/.config/forgectl or ~/Library/Application Support/forgectl) with a
+commented example of every section: [launch.defaults], [[launch.project]],
+[proxy], and [[resume.on_update]]. An existing file is never overwritten
+(exit 2).
+
+--stop-hook merges the Stop hook that runs 'forgectl resume snapshot
+--quiet' into Claude Code's user settings ($CLAUDE_CONFIG_DIR/settings.json,
+else ~/.claude/settings.json). Only the entry's own text is inserted,
+indented like its neighbours: every other key keeps its value, its place
+and its bytes, other Stop hooks included. The command names forgectl bare
+when the forgectl on PATH is this one, else by this one's absolute path
+(hooks do not inherit the interactive shell's PATH). A symlinked file is
+followed and written through: atomically, beside the real file, keeping its
+mode, with the previous content in <real file>.forgectl-backup. A missing
+file is created (0600). When a Stop hook already runs the snapshotter,
+nothing changes. A file that is not valid JSON is refused with
+file:line:column and left untouched.
+
+The path is quoted for /bin/sh, which runs hook commands, so any install
+folder works (spaces, quotes, $, backslashes). The edit goes where Claude
+Code reads: into the last of duplicate "hooks" or "Stop" keys. A leading
+byte-order mark is kept; a UTF-16 file is read but not rewritten (exit 2).
+The file keeps its owner: when it cannot (init run as someone who may not
+give the new file to the old owner), nothing is written (exit 1).
+
+--remove-stop-hook removes only the Stop entry --stop-hook writes (a group
+holding just that one command), then a "Stop" or "hooks" it left empty.
+
+FLAGS
+  --print              print the config template to stdout instead
+  --stop-hook          merge the Stop hook into the user settings.json
+  --remove-stop-hook   remove the Stop hook --stop-hook added
+  --dry-run            print the settings edit as a unified diff; write nothing
+
+EXIT STATUS
+  0    done, or nothing to do (already wired; nothing to remove)
+  1    the file could not be written (read-only, owned by another user, or
+       changed under the edit), or a Stop hook already runs the snapshotter
+       from a program that is not there
+  2    refused: config.toml exists; settings.json cannot be read (a
+       directory, a FIFO, a dangling link, no permission), is not valid
+       JSON, is UTF-16, or its "hooks" is not an object; a go run build; or
+       bad usage
+  Any other code is a failure.
+`

@@ -1,11 +1,13 @@
-package main
+package render
 
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/tasks"
@@ -21,12 +23,12 @@ func TestAppendSessionMatchesEncodingJSON(t *testing.T) {
 			CwdExists: true, Size: 12345, Messages: 7, Tasks: tasks.Counts{Pending: 1, InProgress: 2, Completed: 3, Total: 6},
 			LastActivity: time.Date(2026, 11, 29, 16, 41, 5, 0, time.UTC), LastPromptAt: time.UnixMilli(1795970465615), TasksSource: "live", Hidden: s == "",
 			ParentID: s, Relation: s, ParentExists: s == "plain"}
-		j := toJSON(&sess)
+		j := ToJSON(&sess)
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
 		enc.Encode(j)
-		got := appendSession(nil, j)
+		got := appendRecord(nil, j)
 		if string(got)+"\n" != want.String() {
 			t.Fatalf("for %q:\n got %s\nwant %s", s, got, want.String())
 		}
@@ -36,18 +38,18 @@ func TestAppendSessionMatchesEncodingJSON(t *testing.T) {
 func TestWriteJSONArray(t *testing.T) {
 	list := []harness.Session{{ID: "a"}, {ID: "b"}, {ID: "c"}}
 	var b bytes.Buffer
-	j := newJSONArray(&b)
-	j.add(&list[2])
-	j.add(&list[0])
-	if err := j.close(); err != nil {
+	j := NewJSONArray(&b)
+	j.Add(&list[2], nil)
+	j.Add(&list[0], nil)
+	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var got []sessionJSON
+	var got []SessionJSON
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil || len(got) != 2 || got[0].SessionID != "c" || got[1].SessionID != "a" {
 		t.Fatalf("%v %+v\n%s", err, got, b.String())
 	}
 	b.Reset()
-	newJSONArray(&b).close()
+	NewJSONArray(&b).Close()
 	if b.String() != "[]\n" {
 		t.Fatalf("%q", b.String())
 	}
@@ -65,21 +67,36 @@ func TestCutCleanPad(t *testing.T) {
 		{"ééééééééééé", 5, "éééé…"},
 		{"🙏🙏🙏🙏", 3, "🙏🙏…"},
 	} {
-		if got := cut(tc.in, tc.n); got != tc.want {
-			t.Errorf("cut(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		if got := Cut(tc.in, tc.n); got != tc.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
 	}
 	for in, want := range map[string]string{"plain é": "plain é", "a\tb\nc": "a b c", "esc\x1b[31m": "esc [31m", "c1\u0085x": "c1 x", "del\x7f": "del "} {
-		if got := clean(in); got != want {
-			t.Errorf("clean(%q) = %q, want %q", in, got, want)
+		if got := Clean(in); got != want {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := string(pad(nil, "é", 3)); got != "é  " {
+	if got := string(Pad(nil, "é", 3)); got != "é  " {
 		t.Errorf("pad: %q", got)
 	}
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	s := harness.Session{Repo: "api-server", Branch: "feature/login", Name: "Login bugfix work", LastActivity: now.Add(-time.Hour), Live: true}
-	if got := pickRow(now, &s); got != "1h ago    api-server            feature/login         Login bugfix work  ● live" {
+	if got := PickRow(now, &s); got != "1h ago    api-server            feature/login         Login bugfix work  ● live" {
 		t.Errorf("pickRow: %q", got)
+	}
+}
+
+// Quoted cuts what it quotes, never inside an escape.
+func TestQuotedIsCut(t *testing.T) {
+	long := strings.Repeat("y", 5000)
+	for _, s := range []string{long, strings.Repeat(`"\`, 3000), strings.Repeat("\x01é", 3000), "short"} {
+		q := Quoted(s)
+		u, err := strconv.Unquote(q)
+		if n := utf8.RuneCountInString(q); n > MaxQuoted+2 || err != nil || !strings.HasPrefix(s, strings.TrimSuffix(u, "…")) {
+			t.Errorf("Quoted(%.20q…) = %q (%d characters, %v)", s, q, n, err)
+		}
+	}
+	if q := Quoted("short"); q != `"short"` {
+		t.Errorf("a short text is cut: %s", q)
 	}
 }

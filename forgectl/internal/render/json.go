@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"io"
@@ -7,13 +7,14 @@ import (
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/jsonl"
-
 	"forgectl.dev/shared/tasks"
 )
 
-// sessionJSON is the stable `resume ls --json` record; its field table is
-// in lsHelp and the README, and fields are only ever added.
-type sessionJSON struct {
+// SessionJSON is the stable `resume ls --json` record; its field table is
+// in ls --help and the README, and fields are only ever added. The
+// encoder is AppendSession; this struct is the reference a test holds it
+// to (encoding/json's output), and what readers may decode into.
+type SessionJSON struct {
 	SessionID    string       `json:"session_id"`
 	Harness      string       `json:"harness"`
 	Name         string       `json:"name"`
@@ -44,8 +45,9 @@ type sessionJSON struct {
 	ParentExists bool         `json:"parent_exists"`
 }
 
-func toJSON(s *harness.Session) sessionJSON {
-	j := sessionJSON{
+// ToJSON is a session's record.
+func ToJSON(s *harness.Session) SessionJSON {
+	j := SessionJSON{
 		SessionID: s.ID, Harness: s.Harness, Name: s.Name, NameSource: s.NameSource, Repo: s.Repo, Branch: s.Branch,
 		Cwd: s.Cwd, CwdExists: s.CwdExists, LastActivity: s.LastActivity.UTC().Format(time.RFC3339),
 		FirstPrompt: s.FirstPrompt, LastPrompt: s.LastPrompt, Live: s.Live, Status: s.Status, Tmux: s.Tmux,
@@ -63,44 +65,47 @@ func toJSON(s *harness.Session) sessionJSON {
 	return j
 }
 
-// jsonArray writes the `ls --json` array as a listing streams, one compact
-// object per line. It is hand-encoded because reflection-based encoding
-// (and its indent pass) cost more than the whole warm listing of 10,000
-// sessions; a test holds every row byte-identical to encoding/json's
-// output.
-type jsonArray struct {
+// JSONArray writes the JSON array of ls, search and the tree as they
+// stream: "[]" when empty, else one object per line, two spaces in. It is
+// hand-encoded because reflection-based encoding (and its indent pass)
+// cost more than the whole warm listing of 10,000 sessions; a test holds
+// every object byte-identical to encoding/json's output.
+type JSONArray struct {
 	w   io.Writer
 	buf []byte
 	n   int
 	err error
 }
 
-func newJSONArray(w io.Writer) *jsonArray {
-	return &jsonArray{w: w, buf: make([]byte, 0, 64<<10)}
+// NewJSONArray writes to w.
+func NewJSONArray(w io.Writer) *JSONArray {
+	return &JSONArray{w: w, buf: make([]byte, 0, 64<<10)}
 }
 
-func (a *jsonArray) add(s *harness.Session) {
+// Add writes a session's object; extra, when not nil, appends more fields
+// to it (each starting with a comma): search's hits, the tree's children.
+func (a *JSONArray) Add(s *harness.Session, extra func([]byte) []byte) {
 	if a.n == 0 {
 		a.buf = append(a.buf, "[\n  "...)
 	} else {
 		a.buf = append(a.buf, ",\n  "...)
 	}
 	a.n++
-	a.buf = appendSession(a.buf, toJSON(s))
+	a.buf = AppendSession(a.buf, s, extra)
 	if len(a.buf) > 48<<10 {
 		a.flush()
 	}
 }
 
-func (a *jsonArray) flush() {
+func (a *JSONArray) flush() {
 	if a.err == nil {
 		_, a.err = a.w.Write(a.buf)
 	}
 	a.buf = a.buf[:0]
 }
 
-// close ends the array: "[]" when nothing was added.
-func (a *jsonArray) close() error {
+// Close ends the array and reports the first write error.
+func (a *JSONArray) Close() error {
 	if a.n == 0 {
 		a.buf = append(a.buf, "[]\n"...)
 	} else {
@@ -110,7 +115,17 @@ func (a *jsonArray) close() error {
 	return a.err
 }
 
-func appendSession(b []byte, j sessionJSON) []byte {
+// AppendSession appends a session's object, extra's fields (when not nil)
+// before its closing brace.
+func AppendSession(b []byte, s *harness.Session, extra func([]byte) []byte) []byte {
+	b = appendRecord(b, ToJSON(s))
+	if extra == nil {
+		return b
+	}
+	return append(extra(b[:len(b)-1]), '}')
+}
+
+func appendRecord(b []byte, j SessionJSON) []byte {
 	b = append(b, `{"session_id":`...)
 	b = jsonl.AppendString(b, j.SessionID)
 	b = appendField(b, "harness", j.Harness)

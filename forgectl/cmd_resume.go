@@ -8,37 +8,39 @@ import (
 	"strings"
 
 	"forgectl.dev/forgectl/internal/harness"
-	"forgectl.dev/forgectl/internal/match"
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/tasks"
-	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
-func (a *app) resumeCommand() *ffcli.Command {
-	fs := newFlagSet("resume", &a.flagOut)
-	dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
-	fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
-	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
-	verbose := fs.Bool("verbose", false, "report files that could not be read")
-	asJSON := fs.Bool("json", false, "with --dry-run: print one verdict object (see VERDICT)")
-	stopped := fs.Int("assume-stopped", 0, "with --dry-run: resolve as though live `pid` had exited")
-	query := fs.String("search", "", "resolve to the sessions whose conversation holds QUERY (see 'resume search --help')")
-	return &ffcli.Command{
-		Name:        "resume",
-		FlagSet:     fs,
-		UsageFunc:   helpFunc(resumeHelp),
-		Subcommands: []*ffcli.Command{a.lsCommand(), a.searchCommand()},
-		Exec: func(ctx context.Context, args []string) error {
-			searching := false
-			fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
-			o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose,
-				search: *query, searching: searching}
-			if *asJSON || *stopped != 0 {
-				return a.resumeVerdict(ctx, o, *asJSON, *stopped)
+func resumeCommand() *command {
+	return &command{
+		name: "resume", desc: "pick or match a session and resume it",
+		usage:        []usageLine{{"forgectl resume [FILTER]", "pick a recent session from any repo and resume it in place"}},
+		help:         func() string { return resumeHelp },
+		interspersed: true,
+		words:        completeFilter,
+		subs:         []*command{lsCommand(), searchCommand(), snapshotCommand(), outdatedCommand(), restartCommand(), hooksCommand()},
+		flags: func(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
+			dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
+			fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
+			all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
+			verbose := fs.Bool("verbose", false, "report files that could not be read")
+			asJSON := fs.Bool("json", false, "with --dry-run: print one verdict object (see VERDICT)")
+			stopped := fs.Int("assume-stopped", 0, "with --dry-run: resolve as though live `pid` had exited")
+			query := fs.String("search", "", "resolve to the sessions whose conversation holds QUERY (see 'resume search --help')")
+			return func(ctx context.Context, args []string) error {
+				searching := false
+				fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
+				o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose,
+					search: *query, searching: searching}
+				if *asJSON || *stopped != 0 {
+					return a.resumeVerdict(ctx, o, *asJSON, *stopped)
+				}
+				return a.resume(ctx, o)
 			}
-			return a.resume(ctx, o)
 		},
 	}
 }
@@ -101,7 +103,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 			a.errorf("no Claude Code sessions found under %s", a.claudePaths().Projects())
 			a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
 		} else {
-			a.errorf("no session matches %s", quoted(o.filter))
+			a.errorf("no session matches %s", render.Quoted(o.filter))
 			a.hintf("'forgectl resume ls' lists every session; --all includes hidden ones")
 		}
 		return exit(exitcode.Failed)
@@ -109,16 +111,19 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 	if len(hits) > 1 {
 		a.why("ambiguous")
 		// Ambiguous, and either a filter was meant to be unique or nobody can
-		// answer a picker: list the candidates rather than prompt.
-		t := newTable(a.stdout, a.now(), false)
-		for _, s := range hits {
-			t.add(s)
-		}
-		if err := t.close(); err != nil {
-			return err
+		// answer a picker: list the candidates rather than prompt (not in a
+		// verdict, which is one object).
+		if a.verdict == nil {
+			t := render.NewTable(a.stdout, a.now(), false, render.Listing)
+			for _, s := range hits {
+				t.Add(s)
+			}
+			if err := t.Close(); err != nil {
+				return err
+			}
 		}
 		if o.filter != "" {
-			a.errorf("%d sessions match %s", len(hits), quoted(o.filter))
+			a.errorf("%d sessions match %s", len(hits), render.Quoted(o.filter))
 			a.hintf("narrow the filter, or pass a session id from the first column")
 		} else {
 			a.errorf("%d sessions and no terminal to pick one in", len(hits))
@@ -194,7 +199,7 @@ func (a *app) plan(cfg *config.Config, proxyEnv []string, s *harness.Session, fo
 	if !s.CwdExists {
 		a.why("cwd_gone")
 		a.errorf("the session's directory %s no longer exists", s.Cwd)
-		a.hintf("recreate it (for a deleted worktree: git worktree add %s <branch>) and run this again", s.Cwd)
+		a.hintf("recreate it (for a deleted worktree: 'git worktree add %s <branch>') and run this again", s.Cwd)
 		return plan{}, exit(exitcode.Failed)
 	}
 	prof, bin, err := a.profileFor(cfg, s.Cwd)
@@ -267,7 +272,7 @@ func (a *app) restoreTasks(ctx context.Context, p plan, fork bool) {
 	r, err := tasks.Restore(ctx, a.claudePaths().TaskList(p.session.ID), p.tasks, p.highWater)
 	if err != nil {
 		if ctx.Err() == nil { // else interrupted: the resume stops here
-			a.notef("warning: tasks not restored: %v", err)
+			a.warnf("tasks not restored: %v", err)
 		}
 		return
 	}
@@ -275,133 +280,86 @@ func (a *app) restoreTasks(ctx context.Context, p plan, fork bool) {
 		a.notef("restored %d task(s)%s", len(r.Written), idList(r.Written))
 	}
 	if len(r.Skipped) > 0 {
-		a.notef("warning: %d snapshotted task(s) have ids that cannot name a task file and were not restored%s", len(r.Skipped), idList(r.Skipped))
+		a.warnf("%d snapshotted task(s) have ids that cannot name a task file and were not restored%s", len(r.Skipped), idList(r.Skipped))
 	}
 }
 
-func (a *app) lsCommand() *ffcli.Command {
-	fs := newFlagSet("resume ls", &a.flagOut)
-	asJSON := fs.Bool("json", false, "print a JSON array (see the field table in --help)")
-	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
-	verbose := fs.Bool("verbose", false, "report files that could not be read")
-	tree := fs.Bool("tree", false, "print children below their parent (branches, forks, /clear continuations)")
-	rootsOnly := fs.Bool("roots", false, "only sessions that are nobody's child: one row per line of work")
-	return &ffcli.Command{
-		Name:      "ls",
-		FlagSet:   fs,
-		UsageFunc: helpFunc(lsHelp),
-		Exec: func(ctx context.Context, args []string) error {
-			if *tree && *rootsOnly {
-				a.errorf("--tree and --roots cannot be combined")
-				a.hintf("--tree already starts each line of work at its root; --roots lists the roots alone")
-				return exit(exitcode.Refused)
-			}
-			if *tree || *rootsOnly {
-				return a.lsLineage(ctx, strings.Join(args, " "), *all, *verbose, *asJSON, *tree)
-			}
-			m := match.New(strings.Join(args, " "), *all)
-			var out interface{ add(*harness.Session) }
-			var closeOut func() error
-			if *asJSON {
-				j := newJSONArray(a.stdout)
-				out, closeOut = j, j.close
-			} else {
-				t := newTable(a.stdout, a.now(), true)
-				out, closeOut = t, t.close
-			}
-			filtered := strings.TrimSpace(strings.Join(args, " ")) != ""
-			var total, shown, hidden, live int
-			_, err := a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered}, func(s *harness.Session) error {
-				total++
-				if s.Hidden {
-					hidden++
-				}
-				if s.Live {
-					live++
-				}
-				// Without a filter every visible row is written as it
-				// comes, and kept by nobody; a filter's tier is known
-				// only at the end.
-				if filtered {
-					m.Add(s)
-				} else if !s.Hidden || *all {
-					shown++
-					out.add(s)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if filtered {
-				hits, _ := m.Hits()
-				for _, s := range hits {
-					out.add(s)
-				}
-				shown = len(hits)
-			}
-			if err := closeOut(); err != nil {
-				return err
-			}
-			a.notef("%d shown of %d sessions (%d hidden, %d live)", shown, total, hidden, live)
-			return nil
-		},
-	}
-}
+const resumeHelp = `
+forgectl resume — get back into a Claude Code session after a terminal restart
 
-// lsLineage is ls --tree and ls --roots: both need the whole listing (a
-// child can be listed before its parent), so the sessions are collected
-// first.
-func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON, tree bool) error {
-	var list []harness.Session
-	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true}, func(s *harness.Session) error {
-		list = append(list, *s)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	m := match.New(filter, all)
-	at := make(map[*harness.Session]int, len(list))
-	var visible []int
-	for i := range list {
-		at[&list[i]] = i
-		if all || !list[i].Hidden {
-			visible = append(visible, i)
-		}
-		m.Add(&list[i])
-	}
-	matched, _ := m.Hits()
-	hits := make([]int, len(matched))
-	for k, s := range matched {
-		hits[k] = at[s]
-	}
-	if !tree {
-		hits = roots(list, hits, visible)
-		if asJSON {
-			j := newJSONArray(a.stdout)
-			for _, i := range hits {
-				j.add(&list[i])
-			}
-			err = j.close()
-		} else {
-			t := newTable(a.stdout, a.now(), true)
-			for _, i := range hits {
-				t.add(&list[i])
-			}
-			err = t.close()
-		}
-	} else {
-		forest := buildTree(list, hits)
-		if asJSON {
-			err = writeTreeJSON(a.stdout, list, forest)
-		} else if len(hits) > 0 {
-			err = writeTree(a.stdout, a.now(), list, forest)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	a.notef("%d shown of %d sessions", len(hits), len(list))
-	return nil
-}
+USAGE
+  forgectl resume [--fork] [--dry-run] [--all] [FILTER]
+  forgectl resume --dry-run --json [--assume-stopped PID] FILTER
+  forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
+  forgectl resume ls [--json] [--all] [--tree | --roots] [FILTER]
+  forgectl resume search [--json] [--all] [--limit N] QUERY...
+  forgectl resume snapshot [--quiet]         the Stop hook (resume-snapshot's code, in-process)
+  forgectl resume outdated [--json]          runs resume-restart
+  forgectl resume restart --outdated ...     runs resume-restart
+  forgectl resume hooks run|install|status   runs resume-hooks
+  Each of these has its own --help.
+
+Lists recent sessions across every repo — name, repo, branch, last activity —
+and resumes the one you pick: it changes to the session's recorded directory,
+restores its snapshotted task list, and execs claude there with that
+directory's [launch] profile. It never returns; every subcommand does.
+
+FILTER matches, in this order, the first rule with any hit winning:
+  the exact session id; an id prefix (4+ characters); an exact session name;
+  a case-insensitive substring of the name, the repo or the cwd.
+One hit resumes it. Several print one candidate row per line on stdout (full
+id first) and exit 1 instead of prompting. Without a filter, a terminal opens
+the fuzzy finder; without a terminal (or with --dry-run) the candidates are
+printed and it exits 1. So: candidates on stdout means ambiguous, empty
+stdout means no match, exit 0 means it resumed.
+
+THE PICKER
+  Newest first; type to filter every session at once, Enter resumes the row
+  under the cursor, Esc or Ctrl-C leaves (exit 130). It opens at once and
+  rows arrive as the listing finds them, newest first (a first run reads the
+  newest transcripts first); rows are only ever added below, so the cursor
+  stays on its session while they come, with or without a query typed.
+  Enter during the fill resumes the highlighted session, once the registry
+  and the disk are checked again: a session that started running since is
+  refused (exit 2), one whose transcript is gone is an error (exit 1).
+
+FLAGS
+  --dry-run   print the resolved session, cwd, argv, added environment and
+              tasks to restore, as "key: value" lines; exec nothing, never
+              prompt; exit with the code the real run would give
+  --fork      pass --fork-session: branch a new session off the transcript.
+              The only way into a running session. Snapshotted tasks are
+              reported, not restored: a fork starts with an empty list.
+  --all       include hidden sessions (print-mode, sidechains, continued)
+  --verbose   report transcripts and registry files that could not be read
+  --json      with --dry-run: print one verdict object instead (VERDICT)
+  --assume-stopped PID
+              with --dry-run: resolve as though the live claude PID had
+              exited, so a session it runs is not refused as running (what
+              resume restart asks before it stops a session)
+  --search QUERY
+              resolve to the sessions whose conversation holds every word of
+              QUERY ("quote" a phrase) instead of matching names: one hit
+              resumes, several open the picker over the hits (their snippets
+              in the preview) or, with no terminal or --dry-run, print the
+              candidates and exit 1; a FILTER narrows the hits. See 'forgectl
+              resume search --help' for what is searched.
+  Flags may come after the FILTER. A flag's value is the next word, unless
+  that word starts with "-": then the value is missing (exit 2), so a
+  forgotten value never becomes a query. Write --search=-x, or --search --
+  -x (after "--" no word is a flag, and the flag before it takes the first).
+
+REFUSALS (exit 2)
+  A running session (two claude processes on one transcript corrupt it): the
+  error names its pid and, when known, its tmux pane. Use --fork, or check
+  first with 'forgectl resume ls --json' (fields live, pid).
+  A [proxy] launch_profile naming an undefined or empty profile: refused
+  before anything else, --dry-run included.
+
+With stdout not a terminal, --allow-dangerously-skip-permissions is withheld
+from the argv (as launch does), so a piped --dry-run never shows it.
+
+` + verdictFields + `
+
+` + exitcode.Table + `
+`

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/poll"
 	"github.com/google/go-cmp/cmp"
@@ -207,7 +208,7 @@ func TestCompleteNeverPrintsControls(t *testing.T) {
 			t.Errorf("%s: only %d lines:\n%s", sh, len(got), r.stdout)
 		}
 		for _, l := range got {
-			if hasControl(strings.ReplaceAll(l, "\t", "")) {
+			if render.HasControl(strings.ReplaceAll(l, "\t", "")) {
 				t.Errorf("%s: a control character in %q", sh, l)
 			}
 			// A value without a description has no tab but in zsh's lines.
@@ -380,8 +381,10 @@ func TestCompletionSiblings(t *testing.T) {
 			walk(s)
 		}
 	}
-	for _, n := range siblingNodes() {
-		walk(n)
+	for _, c := range resumeCommand().subs {
+		if c.sibling != nil {
+			walk(&compNode{name: c.name, flags: c.sibling.flags, subs: c.sibling.subs})
+		}
 	}
 }
 

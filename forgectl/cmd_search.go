@@ -3,66 +3,71 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/match"
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/transcript"
-	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
 // `forgectl resume search` and `forgectl resume --search`. The session rows
 // come from the listing (listSessions) through searchSessions, the one
 // place that joins the two, so the listing can change under it.
 
-func (a *app) searchCommand() *ffcli.Command {
-	fs := newFlagSet("resume search", &a.flagOut)
+func searchCommand() *command {
+	return &command{
+		name: "search", desc: "sessions whose conversation holds every word",
+		usage:        []usageLine{{"forgectl resume search WORDS", "list the sessions whose conversation holds every word"}},
+		interspersed: true,
+		help:         func() string { return searchHelp() },
+		flags:        searchFlags,
+	}
+}
+
+func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	asJSON := fs.Bool("json", false, "print a JSON array: the ls fields plus hits (see --help)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
 	limit := fs.Int("limit", 0, "print at most N sessions (0: all)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read and what the index did")
-	return &ffcli.Command{
-		Name:      "search",
-		FlagSet:   fs,
-		UsageFunc: helpFunc(searchHelp()),
-		Exec: func(ctx context.Context, args []string) error {
-			if *limit < 0 {
-				a.errorf("--limit must not be negative")
-				a.hintf("run 'forgectl resume search --help' for usage")
-				return exit(exitcode.Refused)
-			}
-			query := strings.Join(args, " ")
-			q, err := a.parseQuery(query, "resume search")
-			if err != nil {
-				return err
-			}
-			found, err := a.searchSessions(ctx, q, *all, *verbose)
-			if err != nil {
-				return err
-			}
-			if *limit > 0 && len(found.idx) > *limit {
-				found.idx = found.idx[:*limit]
-			}
-			// --json prints its array, [] too, as ls --json does.
-			if *asJSON {
-				err = writeSearchJSON(a.stdout, found)
-			} else if len(found.idx) > 0 {
-				err = writeSearchTable(a.stdout, a.now(), found, true)
-			}
-			if err == nil && len(found.idx) == 0 {
-				err = a.noHit(ctx, q, query, "", found, found)
-			}
+	return func(ctx context.Context, args []string) error {
+		if *limit < 0 {
+			a.errorf("--limit must not be negative")
+			a.hintf("%s", a.prog.UsageHint("resume search "))
+			return exit(exitcode.Refused)
+		}
+		query := strings.Join(args, " ")
+		q, err := a.parseQuery(query, "resume search")
+		if err != nil {
 			return err
-		},
+		}
+		found, err := a.searchSessions(ctx, q, *all, *verbose)
+		if err != nil {
+			return err
+		}
+		if *limit > 0 && len(found.idx) > *limit {
+			found.idx = found.idx[:*limit]
+		}
+		// --json prints its array, [] too, as ls --json does.
+		if *asJSON {
+			err = writeSearchJSON(a.stdout, found)
+		} else if len(found.idx) > 0 {
+			err = writeSearchTable(a.stdout, a.now(), found, true)
+		}
+		if err == nil && len(found.idx) == 0 {
+			err = a.noHit(ctx, q, query, "", found, found)
+		}
+		return err
 	}
 }
 
@@ -126,8 +131,7 @@ func (a *app) searchOptions() search.Options {
 // listing of every session.
 func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose bool) (found, error) {
 	res, err := a.rawSearch(ctx, q)
-	var ce *codeError
-	if errors.As(err, &ce) {
+	if _, ok := cli.Code(err); ok {
 		return found{}, err
 	}
 	for _, n := range res.Notes {
@@ -158,7 +162,7 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 	}
 	if verbose {
 		for _, p := range res.Problems {
-			a.notef("warning: %v", p)
+			a.warnf("%v", p)
 		}
 		st := res.Stats
 		a.notef("search index: %d transcripts read, %d unchanged, %d removed", st.Read, st.Reused, st.Removed)
@@ -187,9 +191,9 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 func (a *app) noHit(ctx context.Context, q search.Query, query, filter string, whole, shown found) error {
 	a.why("no_match")
 	if filter != "" {
-		a.errorf("no session matching %s holds %s", quoted(filter), quoted(query))
+		a.errorf("no session matching %s holds %s", render.Quoted(filter), render.Quoted(query))
 	} else {
-		a.errorf("no session holds %s", quoted(query))
+		a.errorf("no session holds %s", render.Quoted(query))
 	}
 	a.hintf("%s", a.noHitHint(ctx, q, filter, whole, shown))
 	return exit(exitcode.Failed)
@@ -206,9 +210,9 @@ func (a *app) noHitHint(ctx context.Context, q search.Query, filter string, whol
 	case len(shown.hidden) > 0:
 		return fmt.Sprintf("%d hidden session(s) match; --all includes them", len(shown.hidden))
 	case len(whole.idx) > 0:
-		return fmt.Sprintf("%d session(s) hold it, none matching %s; leave the filter out", len(whole.idx), quoted(filter))
+		return fmt.Sprintf("%d session(s) hold it, none matching %s; leave the filter out", len(whole.idx), render.Quoted(filter))
 	case len(whole.hidden) > 0:
-		return fmt.Sprintf("%d hidden session(s) hold it, none matching %s; leave the filter out and add --all", len(whole.hidden), quoted(filter))
+		return fmt.Sprintf("%d hidden session(s) hold it, none matching %s; leave the filter out and add --all", len(whole.hidden), render.Quoted(filter))
 	}
 	if p := a.projectsProblem(); p != "" {
 		return p
@@ -237,11 +241,11 @@ func (a *app) noHitHint(ctx context.Context, q search.Query, filter string, whol
 	case 0:
 		return "each word is in some session, but no one session holds them all; try fewer words"
 	case 1:
-		return fmt.Sprintf("no session holds %s at all; leave it out or check its spelling", quoted(none[0]))
+		return fmt.Sprintf("no session holds %s at all; leave it out or check its spelling", render.Quoted(none[0]))
 	case len(q.Terms):
 		return "no session holds any of the words, even alone; check their spelling"
 	}
-	return fmt.Sprintf("no session holds any of %s, even alone; leave them out or check their spelling", quoted(strings.Join(none, " ")))
+	return fmt.Sprintf("no session holds any of %s, even alone; leave them out or check their spelling", render.Quoted(strings.Join(none, " ")))
 }
 
 func (f found) best(i int) search.Hit {
@@ -251,64 +255,41 @@ func (f found) best(i int) search.Hit {
 	return search.Hit{}
 }
 
-// writeSearchTable prints the ls table with the best hit's snippet last.
-// Candidate lists (several hits for --search) have no header, so
-// `awk '{print $1}'` yields ids.
+// writeSearchTable prints the ls table with the best hit's snippet last,
+// every row with its lineage mark. Candidate lists (several hits for
+// --search) have no header, so `awk '{print $1}'` yields ids.
 func writeSearchTable(w io.Writer, now time.Time, f found, header bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if header {
-		fmt.Fprintln(tw, "SESSION\tACTIVITY\tREPO\tBRANCH\tTASKS\tLIVE\tNAME / LAST PROMPT\tSNIPPET")
-	}
+	t := render.NewTable(w, now, header, render.Search)
 	for _, i := range f.idx {
-		s := &f.list[i]
 		h := f.best(i)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s: %s\n", s.ID, age(now, s.LastActivity),
-			clean(cut(orDash(s.Repo), 24)), clean(cut(orDash(s.Branch), 24)), taskCell(s), liveCell(s),
-			clean(cut(title(s), 40)), h.Role, clean(cut(h.Snippet, 80)))
+		t.Add(&f.list[i], h.Role.String()+": "+render.Cut(h.Snippet, 80))
 	}
-	return tw.Flush()
+	return t.Close()
 }
 
 // writeSearchJSON prints the ls array with each object's hits added.
 func writeSearchJSON(w io.Writer, f found) error {
-	buf := make([]byte, 0, 64<<10)
-	buf = append(buf, "[\n"...)
-	for k, i := range f.idx {
-		buf = append(buf, "  "...)
-		obj := appendSession(nil, toJSON(&f.list[i]))
-		buf = append(buf, obj[:len(obj)-1]...) // the ls object, open
-		buf = append(buf, `,"hits":[`...)
-		for n, h := range f.hits[f.list[i].Transcript] {
-			if n > 0 {
-				buf = append(buf, ',')
+	j := render.NewJSONArray(w)
+	for _, i := range f.idx {
+		hits := f.hits[f.list[i].Transcript]
+		j.Add(&f.list[i], func(b []byte) []byte {
+			b = append(b, `,"hits":[`...)
+			for n, h := range hits {
+				if n > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"role":`...)
+				b = jsonl.AppendString(b, h.Role.String())
+				b = append(b, `,"at":`...)
+				b = jsonl.AppendString(b, h.At.UTC().Format(time.RFC3339))
+				b = append(b, `,"snippet":`...)
+				b = jsonl.AppendString(b, h.Snippet)
+				b = append(b, '}')
 			}
-			buf = append(buf, `{"role":`...)
-			buf = jsonl.AppendString(buf, h.Role.String())
-			buf = append(buf, `,"at":`...)
-			buf = jsonl.AppendString(buf, h.At.UTC().Format(time.RFC3339))
-			buf = append(buf, `,"snippet":`...)
-			buf = jsonl.AppendString(buf, h.Snippet)
-			buf = append(buf, '}')
-		}
-		buf = append(buf, "]}"...)
-		if k < len(f.idx)-1 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, '\n')
-		if len(buf) > 48<<10 {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
+			return append(b, ']')
+		})
 	}
-	if len(f.idx) == 0 {
-		buf = append(buf[:0], "[]\n"...)
-	} else {
-		buf = append(buf, "]\n"...)
-	}
-	_, err := w.Write(buf)
-	return err
+	return j.Close()
 }
 
 // resolveSearch is `forgectl resume --search QUERY [FILTER]`: the sessions
@@ -354,10 +335,12 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*harness.Session
 		return a.pickSearchHits(ctx, f)
 	}
 	a.why("ambiguous")
-	if err := writeSearchTable(a.stdout, a.now(), f, false); err != nil {
-		return nil, err
+	if a.verdict == nil { // a verdict is one object: no candidate table
+		if err := writeSearchTable(a.stdout, a.now(), f, false); err != nil {
+			return nil, err
+		}
 	}
-	a.errorf("%d sessions hold %s", len(f.idx), quoted(o.search))
+	a.errorf("%d sessions hold %s", len(f.idx), render.Quoted(o.search))
 	a.hintf("add words, or pass a session id from the first column")
 	return nil, exit(exitcode.Failed)
 }

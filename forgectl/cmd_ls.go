@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"strings"
+
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/match"
+	"forgectl.dev/forgectl/internal/render"
+	"forgectl.dev/shared/exitcode"
+)
+
+func lsCommand() *command {
+	return &command{
+		name: "ls", desc: "list sessions without acting",
+		usage:        []usageLine{{"forgectl resume ls [--json]", "list sessions without acting"}},
+		help:         func() string { return lsHelp },
+		interspersed: true,
+		words:        completeFilter,
+		flags:        lsFlags,
+	}
+}
+
+func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
+	asJSON := fs.Bool("json", false, "print a JSON array (see the field table in --help)")
+	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
+	verbose := fs.Bool("verbose", false, "report files that could not be read")
+	tree := fs.Bool("tree", false, "print children below their parent (branches, forks, /clear continuations)")
+	rootsOnly := fs.Bool("roots", false, "only sessions that are nobody's child: one row per line of work")
+	return func(ctx context.Context, args []string) error {
+		if *tree && *rootsOnly {
+			a.errorf("--tree and --roots cannot be combined")
+			a.hintf("--tree already starts each line of work at its root; --roots lists the roots alone")
+			return exit(exitcode.Refused)
+		}
+		if *tree || *rootsOnly {
+			return a.lsLineage(ctx, strings.Join(args, " "), *all, *verbose, *asJSON, *tree)
+		}
+		m := match.New(strings.Join(args, " "), *all)
+		out, closeOut := a.sessionWriter(*asJSON)
+		filtered := strings.TrimSpace(strings.Join(args, " ")) != ""
+		var total, shown, hidden, live int
+		_, err := a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered}, func(s *harness.Session) error {
+			total++
+			if s.Hidden {
+				hidden++
+			}
+			if s.Live {
+				live++
+			}
+			// Without a filter every visible row is written as it
+			// comes, and kept by nobody; a filter's tier is known
+			// only at the end.
+			if filtered {
+				m.Add(s)
+			} else if !s.Hidden || *all {
+				shown++
+				out(s)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if filtered {
+			hits, _ := m.Hits()
+			for _, s := range hits {
+				out(s)
+			}
+			shown = len(hits)
+		}
+		if err := closeOut(); err != nil {
+			return err
+		}
+		a.notef("%d shown of %d sessions (%d hidden, %d live)", shown, total, hidden, live)
+		return nil
+	}
+}
+
+// lsLineage is ls --tree and ls --roots: both need the whole listing (a
+// child can be listed before its parent), so the sessions are collected
+// first.
+func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON, tree bool) error {
+	var list []harness.Session
+	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true}, func(s *harness.Session) error {
+		list = append(list, *s)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	m := match.New(filter, all)
+	at := make(map[*harness.Session]int, len(list))
+	var visible []int
+	for i := range list {
+		at[&list[i]] = i
+		if all || !list[i].Hidden {
+			visible = append(visible, i)
+		}
+		m.Add(&list[i])
+	}
+	matched, _ := m.Hits()
+	hits := make([]int, len(matched))
+	for k, s := range matched {
+		hits[k] = at[s]
+	}
+	if !tree {
+		hits = render.Roots(list, hits, visible)
+		out, closeOut := a.sessionWriter(asJSON)
+		for _, i := range hits {
+			out(&list[i])
+		}
+		err = closeOut()
+	} else {
+		forest := render.Tree(list, hits)
+		if asJSON {
+			err = render.WriteTreeJSON(a.stdout, list, forest)
+		} else if len(hits) > 0 {
+			err = render.WriteTree(a.stdout, a.now(), list, forest)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	a.notef("%d shown of %d sessions", len(hits), len(list))
+	return nil
+}
+
+// sessionWriter is ls's output as it streams: the JSON array or the table.
+func (a *app) sessionWriter(asJSON bool) (add func(*harness.Session), close func() error) {
+	if asJSON {
+		j := render.NewJSONArray(a.stdout)
+		return func(s *harness.Session) { j.Add(s, nil) }, j.Close
+	}
+	t := render.NewTable(a.stdout, a.now(), true, render.Listing)
+	return func(s *harness.Session) { t.Add(s) }, t.Close
+}
+
+const lsHelp = `
+forgectl resume ls — list Claude Code sessions without acting
+
+USAGE
+  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots] [FILTER]
+
+Newest first, printed as the listing finds them (with a FILTER, once the
+listing is done: which rule matched is known only then). FILTER narrows the
+list with the same rules as resume. Counts go to stderr, so stdout is safe to
+pipe.
+
+FLAGS
+  --json      print a JSON array (fields below)
+  --all       include hidden sessions (print-mode, sidechains, continued)
+  --tree      print each session below its parent, behind tree glyphs at the
+              start of the line; the tree with the newest activity first,
+              children newest first. A parent that is hidden or filtered out
+              is stepped over: the child goes under the nearest ancestor
+              shown. Indentation stops at 8 levels: a deeper row keeps that
+              indentation and shows its depth where the glyph would be,
+              "…(12) " for a session 12 below its root. With --json: the same
+              objects, each with a "children" array of the objects below it
+              ([] for none), nested at most 64 sessions below a root (jq 1.6
+              and 1.7 stop at 256 levels of JSON, about 85 sessions): the
+              sessions deeper than that are listed flat, in tree order, in
+              the children of their ancestor 63 below the root, each naming
+              its parent in parent_session_id.
+  --roots     only sessions that are nobody's child among those shown (one
+              row per line of work); composes with FILTER and --all. A
+              session whose parent's transcript is gone counts as a root.
+  --verbose   report files that could not be read
+  --tree and --roots together are refused (exit 2).
+
+TABLE COLUMNS
+  SESSION   full session id         TASKS   completed/total ("-": none)
+  ACTIVITY  last write, relative     LIVE    live:<pid> when running
+  REPO, BRANCH, NAME / LAST PROMPT
+  Column widths come from the first 200 rows; a longer repo, branch or name
+  further down is cut to fit (with …). Ids are never cut.
+  A child's title ends with its lineage: [fork of b3b98d6c], [branch of …],
+  [after /clear of …] (the parent's id prefix), "(gone)" after it when the
+  parent's transcript is no longer on disk. The picker's rows and the
+  candidates an ambiguous FILTER prints carry the same mark.
+
+LINEAGE (parent_session_id, relation), from Claude Code's files alone
+  branch  /branch copied the parent's rows, each marked forkedFrom.
+  fork    claude --resume X --fork-session (forgectl resume --fork) copied
+          them; each copied reply keeps requestSessionId, the session that
+          made it. Copies come first in a transcript, so the session named
+          by the last copied row is the nearest ancestor: the one whose rows
+          it shares most (a fork of a fork names the fork, not the original).
+  clear   /clear opened a new transcript that begins with the /clear command.
+          Its parent is the session the prompt history logged that /clear
+          under just before (several /clears in one process make a chain);
+          without that history line, the session the process started as
+          (each row of a continuation names it).
+
+JSON (--json): an array ([] when empty) of objects with these fields
+  session_id       string   Claude Code's session id (what --resume takes)
+  harness          string   the agent the session belongs to: claude
+  name             string   the session's name, "" when never named
+  name_source      string   agent-name | custom-title | custom-title-file
+                            (the <id>/custom-title.json /rename writes, when
+                            the transcript has no title row) | ai-title |
+                            summary | registry (a live /rename) | snapshot
+                            (kept by resume snapshot after the session
+                            exited) | ""
+  repo             string   the git top level's name (the main checkout's for a
+                            worktree), else the cwd's base name
+  branch           string   the newest gitBranch recorded ("HEAD" off-branch)
+  cwd              string   the directory the session runs in (from the
+                            transcript's own cwd field, never the folder name)
+  cwd_exists       bool     false for a deleted directory or worktree
+  last_activity    string   RFC 3339 UTC time of the transcript's last write
+  first_prompt     string   the first human prompt, one line, at most 200 chars
+  last_prompt      string   the newest prompt, same rendering
+  last_prompt_at   string   RFC 3339 UTC time that prompt was submitted, from
+                            Claude Code's prompt history; "" when it has none
+  live             bool     a claude process has this session open now (its
+                            registry pid is alive and its start time matches)
+  pid              number   that process's pid; null when not live
+  status           string   the live process's status (idle, busy, waiting,
+                            shell), "" when not live
+  tmux             string   the live process's tmux pane, "" when unknown
+  tasks            object   {pending, in_progress, completed, total}
+  tasks_source     string   live (tasks/<id>/ on disk) | snapshot | none
+  entrypoint       string   cli, sdk-cli (print mode), …
+  version          string   the newest claude version that wrote the transcript
+  hidden           bool     hidden from the default listing
+  hidden_reason    string   sidechain | print-mode | team | continued | empty | ""
+  size_bytes       number   transcript size
+  messages         number   conversation rows in the transcript
+  transcript_path  string   the transcript file
+  parent_session_id string  the session this one was branched or forked from,
+                            or continued after /clear; "" for none
+  relation         string   branch | fork | clear | "" (see LINEAGE)
+  parent_exists    bool     the parent's transcript is still on disk (false
+                            for a deleted one, whose id is still named)
+
+` + exitcode.Table + `
+`

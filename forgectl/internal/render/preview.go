@@ -1,0 +1,106 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/shared/lineage"
+	"forgectl.dev/shared/tasks"
+)
+
+// Preview is the picker's preview of a session: what it is, where it runs,
+// whether it is live, its tasks, its first and last prompt, and (given its
+// kin) its parent and children. counts gives the task counts of a session
+// the listing did not count (nil: none shown); width wraps the lines (under
+// 20: not wrapped).
+func Preview(s *harness.Session, now time.Time, width int, k *Kin, counts func(*harness.Session) (tasks.Counts, string)) string {
+	var b strings.Builder
+	line := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "%-8s %s\n", k, Clean(v))
+		}
+	}
+	name := s.Name
+	if name == "" {
+		name = "(unnamed)"
+	} else if s.NameSource != "" {
+		name += "  (" + s.NameSource + ")"
+	}
+	fmt.Fprintf(&b, "%s\n\n", Clean(name))
+	line("id", s.ID)
+	cwd := s.Cwd
+	if !s.CwdExists {
+		cwd += "   [directory no longer exists]"
+	}
+	line("cwd", cwd)
+	line("repo", s.Repo+" @ "+OrDash(s.Branch))
+	line("active", Age(now, s.LastActivity)+" ("+s.LastActivity.UTC().Format("2006-01-02 15:04 UTC")+")")
+	if s.Live {
+		st := fmt.Sprintf("running, pid %d", s.Pid)
+		if s.Tmux != "" {
+			st += ", tmux " + s.Tmux
+		}
+		line("status", st+" — resume refuses it; --fork branches off")
+	} else {
+		line("status", "not running")
+	}
+	c, source := s.Tasks, s.TasksSource
+	if source == "" && counts != nil {
+		c, source = counts(s)
+	}
+	if c.Total > 0 {
+		line("tasks", fmt.Sprintf("%d pending, %d in progress, %d completed (%s)", c.Pending, c.InProgress, c.Completed, source))
+	}
+	line("first", s.FirstPrompt)
+	line("last", s.LastPrompt)
+	lineageLines(k, s, now, line)
+	return Wrap(b.String(), width)
+}
+
+// lineageLines are the preview's lines about where a session came from and
+// what came from it.
+func lineageLines(k *Kin, s *harness.Session, now time.Time, line func(k, v string)) {
+	if k == nil {
+		return
+	}
+	if s.ParentID != "" {
+		v := LineageMark(s)
+		if ps := k.Parent(s); ps != nil {
+			v += ": " + Cut(Title(ps), 50) + ", " + Age(now, ps.LastActivity)
+		} else {
+			v += ": its transcript is no longer on disk"
+		}
+		line("from", v)
+	}
+	for n, cs := range k.Children(s) {
+		key := ""
+		if n == 0 {
+			key = "children"
+		}
+		word := cs.Relation
+		if word == lineage.Clear {
+			word = "after /clear"
+		}
+		line(key, fmt.Sprintf("%s %s: %s, %s", word, ShortID(cs.ID), Cut(Title(cs), 50), Age(now, cs.LastActivity)))
+	}
+}
+
+// Wrap cuts the lines of s at width characters, indenting what follows
+// under the values; a width under 20 leaves s as it is.
+func Wrap(s string, width int) string {
+	if width < 20 {
+		return s
+	}
+	var out strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		r := []rune(l)
+		for len(r) > width {
+			out.WriteString(string(r[:width]) + "\n")
+			r = append([]rune("         "), r[width:]...)
+		}
+		out.WriteString(string(r) + "\n")
+	}
+	return strings.TrimRight(out.String(), "\n")
+}

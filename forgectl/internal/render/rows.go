@@ -1,0 +1,35 @@
+package render
+
+import (
+	"time"
+
+	"forgectl.dev/forgectl/internal/harness"
+)
+
+// PickRow is a session's row in the picker: age, repo, branch, title with
+// its lineage mark, and a live mark, in columns.
+func PickRow(now time.Time, s *harness.Session) string {
+	b := make([]byte, 0, 160)
+	b = appendAgeColumn(b, now, s.LastActivity)
+	b = append(b, "  "...)
+	b = Pad(b, Clean(Cut(OrDash(s.Repo), 20)), 20)
+	b = append(b, "  "...)
+	b = Pad(b, Clean(Cut(OrDash(s.Branch), 20)), 20)
+	b = append(b, "  "...)
+	b = append(b, Clean(Cut(Title(s), 70))...)
+	b = AppendMark(b, s)
+	if s.Live {
+		b = append(b, "  ● live"...)
+	}
+	return string(b)
+}
+
+// appendAgeColumn appends the age, padded to its column.
+func appendAgeColumn(b []byte, now, at time.Time) []byte {
+	n := len(b)
+	b = AppendAge(b, now, at)
+	for k := len(b) - n; k < 8; k++ {
+		b = append(b, ' ')
+	}
+	return b
+}
