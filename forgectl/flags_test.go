@@ -205,3 +205,27 @@ func TestProjectsNotADirectory(t *testing.T) {
 		t.Errorf("missing: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// TestProjectsUnreadable: a projects directory this user cannot read
+// (mode 000) is named as the problem, with the owner and mode to check,
+// by search and ls alike; it is not the search index's fault.
+func TestProjectsUnreadable(t *testing.T) {
+	if childRun(t) {
+		return
+	}
+	home := sharedHome(t)
+	projects := filepath.Join(home, ".claude", "projects")
+	if err := os.Mkdir(projects, 0o000); err != nil {
+		t.Fatal(err)
+	}
+	os.Chown(projects, 12345, 12345)
+	os.Chmod(projects, 0o000)
+	hint := "forgectl: hint: check its owner and mode (ls -ld " + projects + "): Claude Code keeps its sessions there, and forgectl cannot read them"
+	for _, args := range [][]string{{"resume", "search", "x"}, {"resume", "ls"}, {"resume", "ls", "--json"}} {
+		out := asAnotherUser(t, home, args...)
+		if !strings.Contains(out, "code=1\n") || !strings.Contains(out, "open "+projects+": permission denied") ||
+			!strings.Contains(out, hint) || strings.Contains(out, "safe to delete") {
+			t.Errorf("%q:\n%s", args, out)
+		}
+	}
+}

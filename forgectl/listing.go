@@ -15,6 +15,7 @@ import (
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/snapstore"
 )
@@ -86,13 +87,24 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 }
 
 // projectsProblem is a hint when Claude Code's projects directory, where
-// the sessions are, is missing or is not a directory ("" when it is one).
+// the sessions are, is missing, is not a directory, or cannot be read ("" when
+// it is a directory this user can open).
 func (a *app) projectsProblem() string {
 	dir := a.claudePaths().Projects()
 	st, err := os.Stat(dir)
+	if err == nil && st.IsDir() {
+		// A stat needs no read permission on the folder itself: opening
+		// it is what a mode 000 or another owner refuses.
+		var f *os.File
+		if f, err = fsutil.OpenDir(dir); err == nil {
+			f.Close()
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Sprintf("there are no Claude Code sessions: %s does not exist (CLAUDE_CONFIG_DIR moves the tree)", dir)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("check its owner and mode (ls -ld %s): Claude Code keeps its sessions there, and forgectl cannot read them", dir)
 	case err != nil:
 		return fmt.Sprintf("cannot read %s, where Claude Code keeps its sessions: %v", dir, err)
 	case !st.IsDir():

@@ -299,6 +299,27 @@ func TestE2ESearchPlantedPhrases(t *testing.T) {
 	}
 	h.expect([]string{"ocelot"}, v[3], v[4])
 	h.expect([]string{"quokka"}, huge)
+	// A FIFO where the catalog or a segment goes is damage too: rebuilt,
+	// said so, never an error.
+	for _, which := range []string{"catalog", "seg-*"} {
+		found, _ := filepath.Glob(filepath.Join(h.fc, "cache", "search", which))
+		if len(found) == 0 {
+			t.Fatalf("no %s in the index", which)
+		}
+		p := found[0]
+		os.Remove(p)
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		want := "the search index was damaged (" + filepath.Base(p) + " is a FIFO, not a regular file); rebuilding it"
+		if p == cat {
+			want = "the search index was damaged (the catalog is a FIFO, not a regular file); rebuilding it"
+		}
+		if _, _, code, stderr := h.search("ocelot"); code != 0 || !strings.Contains(stderr, want) {
+			t.Errorf("FIFO %s: exit %d, %q", filepath.Base(p), code, stderr)
+		}
+		h.expect([]string{"ocelot"}, v[3], v[4])
+	}
 
 	// Eight concurrent searches while a writer appends to another session.
 	stop := make(chan struct{})

@@ -236,3 +236,74 @@ while [ ! -e "$RIG/open" ]; do sleep 0.05; done
 		t.Fatalf("fired %q: the hook must run once for the update", got)
 	}
 }
+
+// fifos puts a FIFO at each of the hooks' files named, in the world's
+// resume-hooks directory: an open for writing that blocks on one blocks
+// until a reader comes, which is never.
+func (w *world) fifos(names ...string) {
+	w.t.Helper()
+	dir := filepath.Join(w.cfgDir, "resume-hooks")
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		os.Remove(p)
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+}
+
+// A FIFO where the audit trail and the watcher log go cannot hang a run:
+// the hook still runs, the version is recorded, the line that could not
+// be appended is reported naming the file, and the run exits 1 (an audit
+// line could not be written).
+func TestAFIFOAuditTrailFailsTheAppendNotTheRun(t *testing.T) {
+	w := newWorld(t)
+	hook := filepath.Join(w.home, "bin", "hook")
+	os.WriteFile(hook, []byte("#!/bin/sh\necho ran >> \"$RIG/hook.ran\"\n"), 0o755)
+	w.config("[[resume.on_update]]\nharness = \"claude\"\ncommand = [\"" + hook + "\"]\n")
+	w.baseline("2.1.1")
+	w.fifos("runs.jsonl", "watcher.log")
+	w.claude("2.1.2")
+	p := w.start("run")
+	code := p.wait(t)
+	stderr := p.stderr.String()
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	if w.file("hook.ran") != "ran\n" {
+		t.Fatalf("the hook did not run once\n%s", stderr)
+	}
+	runs := filepath.Join(w.cfgDir, "resume-hooks", "runs.jsonl")
+	if want := "forgectl: error: cannot append to the audit trail (hook 1: command hook: ok): open " + runs + ": is a FIFO, not a regular file"; !strings.Contains(stderr, want) {
+		t.Fatalf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if v := w.recorded(); v != "2.1.2" {
+		t.Fatalf("recorded %q: a failed append must not cost the run its record", v)
+	}
+}
+
+// A run stopped by a signal while the audit trail is a FIFO still stops:
+// the interrupted hook's line fails to append instead of blocking, and the
+// run exits 1 with nothing recorded.
+func TestSignalWithAFIFOAuditTrail(t *testing.T) {
+	w := newWorld(t)
+	slow := filepath.Join(w.home, "bin", "slow")
+	os.WriteFile(slow, []byte("#!/bin/sh\necho $$ > \"$RIG/slow.pid\"\nexec sleep 300\n"), 0o755)
+	w.config("[[resume.on_update]]\nharness = \"claude\"\ncommand = [\"" + slow + "\"]\n")
+	w.baseline("2.1.1")
+	w.fifos("runs.jsonl", "watcher.log")
+	w.claude("2.1.2")
+	p := w.start("run")
+	poll.Until(t, eventualWait, "the hook", func() (bool, string) { return w.file("slow.pid") != "", "" })
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(t); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, p.stderr.String())
+	}
+	stderr := p.stderr.String()
+	if !strings.Contains(stderr, "stopped by a signal: no version recorded") || !strings.Contains(stderr, "runs.jsonl: is a FIFO, not a regular file") {
+		t.Fatalf("stderr:\n%s", stderr)
+	}
+	if v := w.recorded(); v != "2.1.1" {
+		t.Fatalf("recorded %q after the signal", v)
+	}
+}

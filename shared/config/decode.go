@@ -47,7 +47,7 @@ func decode(cfg *Config, src string) ErrorList {
 	var f fileTOML
 	md, err := toml.Decode(src, &f)
 	if err != nil {
-		return ErrorList{syntaxError(err)}
+		return ErrorList{syntaxError(err, src)}
 	}
 	d := &decoder{md: md, loc: newLocator(src)}
 
@@ -231,9 +231,19 @@ func under(k toml.Key, prefix ...string) bool {
 	return true
 }
 
-func syntaxError(err error) *Error {
+func syntaxError(err error, src string) *Error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
+		// One byte-order mark at the very start is a UTF-8 document's
+		// signature, which TOML allows and the parser skips; the lexer
+		// stops at any other, and quotes it as an invisible '\ufeff'.
+		if strings.Contains(pe.Message, `'\ufeff'`) {
+			reason := "a byte-order mark (U+FEFF) in the middle of the file"
+			if strings.HasPrefix(src, "\ufeff\ufeff") {
+				reason = "a second byte-order mark (U+FEFF) at the start of the file"
+			}
+			return &Error{Line: pe.Position.Line, Key: pe.LastKey, Reason: reason, Hint: "save the file as UTF-8 without a BOM", Err: err}
+		}
 		return &Error{
 			Line:   pe.Position.Line,
 			Key:    pe.LastKey,

@@ -221,6 +221,46 @@ func TestSyntaxErrors(t *testing.T) {
 	}
 }
 
+// A byte-order mark at the very start is allowed: TOML asks for a valid
+// UTF-8 Unicode document, which may open with U+FEFF as its signature, and
+// the parser skips one. Anywhere else the parser stops at it, and the
+// problem names it instead of quoting an invisible '\ufeff'.
+func TestByteOrderMark(t *testing.T) {
+	cfg, err := Parse("config.toml", []byte("\ufeff[launch.defaults]\nmodel = \"opus\"\n"))
+	if err != nil || cfg.Launch.Defaults.Model != "opus" {
+		t.Fatalf("a leading BOM: %v, model %q", err, cfg.Launch.Defaults.Model)
+	}
+	tests := []struct {
+		name   string
+		src    string
+		line   int
+		reason string
+	}{
+		{"two at the start", "\ufeff\ufeff[launch.defaults]\nmodel = \"opus\"\n", 1,
+			"a second byte-order mark (U+FEFF) at the start of the file"},
+		{"one starting a later line", "# mine\n[proxy]\n\ufeff[launch.defaults]\n", 3,
+			"a byte-order mark (U+FEFF) in the middle of the file"},
+		{"one in a table name", "[launch\ufeff]\n", 1,
+			"a byte-order mark (U+FEFF) in the middle of the file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("config.toml", []byte(tt.src))
+			var list ErrorList
+			if !errors.As(err, &list) || len(list) != 1 {
+				t.Fatalf("err = %#v, want one problem", err)
+			}
+			e := list[0]
+			if e.Line != tt.line || e.Reason != tt.reason || e.Hint != "save the file as UTF-8 without a BOM" {
+				t.Errorf("line %d reason %q hint %q, want line %d reason %q", e.Line, e.Reason, e.Hint, tt.line, tt.reason)
+			}
+			if strings.Contains(e.Error(), `\ufeff`) {
+				t.Errorf("the message quotes the invisible character: %q", e.Error())
+			}
+		})
+	}
+}
+
 func TestTypeErrors(t *testing.T) {
 	tests := []struct {
 		name string

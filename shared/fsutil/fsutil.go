@@ -120,8 +120,14 @@ var ErrLocked = errors.New("locked by another process")
 // next locker a different inode.
 type Lock struct{ f *os.File }
 
+// openLockFile opens (creating) a lock file through the one opener: a
+// FIFO or a device planted at a lock's path is refused, never opened.
 func openLockFile(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, FilePerm)
+	fd, _, err := open(path, unix.O_RDWR|unix.O_CREAT, FilePerm)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 func flock(f *os.File, how int) error {
@@ -196,6 +202,18 @@ func LockWait(path string, timeout time.Duration) (*Lock, error) {
 			delay *= 2
 		}
 	}
+}
+
+// Rewrite replaces the lock file's content with b, through the descriptor
+// the lock holds: a note for readers that cannot take the lock (who holds
+// it, since when). The flock is the lock, so writing in place is safe, and
+// going through the held descriptor means no second open of the path.
+func (l *Lock) Rewrite(b []byte) error {
+	if err := l.f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := l.f.WriteAt(b, 0)
+	return err
 }
 
 // Unlock releases the lock. The lock file stays. A holder that wants it

@@ -11,9 +11,13 @@ import (
 )
 
 // Every file forgectl's binaries read goes through OpenRegular or
-// ReadRegular (or MapFile, for a cache), and every folder through OpenDir
-// or ReadDir. A plain open(2) of a FIFO blocks until a writer comes, which
-// may be never, and a device's open can wait on hardware; Go's runtime
+// ReadRegular (or MapFile, for a cache), every folder through OpenDir or
+// ReadDir, and every file opened for writing that may already exist (a log,
+// an audit trail, a lock file) through OpenAppend or the lock opener; a new
+// file is made with O_EXCL (os.CreateTemp), which fails on anything already
+// there. A plain open(2) of a FIFO blocks until a writer comes (or, for
+// writing, a reader), which may be never, and a device's open can wait on
+// hardware; Go's runtime
 // cannot interrupt either, so one such file named like a transcript, a
 // registry file or a config would hang a listing or a Stop hook for good.
 // Opening with O_NONBLOCK returns at once for all of them; the descriptor's
@@ -24,7 +28,7 @@ import (
 // ErrNotRegular matches a *NotRegularError with errors.Is.
 var ErrNotRegular = errors.New("not a regular file")
 
-// NotRegularError is what OpenRegular, ReadRegular and MapFile return,
+// NotRegularError is what OpenRegular, ReadRegular, OpenAppend and MapFile return,
 // inside an *fs.PathError naming the path, for a path that names a
 // directory, FIFO, socket or device. Kind says which, for the message.
 type NotRegularError struct {
@@ -40,7 +44,11 @@ func (e *NotRegularError) Is(target error) bool { return target == ErrNotRegular
 // Mode), when it is not a regular file: for a walk that skips such entries
 // and reports them as the openers would.
 func NotRegular(path string, mode uint32) error {
-	return &fs.PathError{Op: "read", Path: path, Err: &NotRegularError{Kind: kindOf(mode)}}
+	return notRegular("read", path, mode)
+}
+
+func notRegular(op, path string, mode uint32) error {
+	return &fs.PathError{Op: op, Path: path, Err: &NotRegularError{Kind: kindOf(mode)}}
 }
 
 // kindOf names a non-regular file type.
@@ -64,22 +72,38 @@ func kindOf(mode uint32) string {
 // descriptor, in blocking mode again, with its stat, or an *fs.PathError:
 // one holding a *NotRegularError when path is not a regular file.
 func openRegular(path string) (int, unix.Stat_t, error) {
+	return open(path, unix.O_RDONLY, 0)
+}
+
+// open is the one opener under every other: it opens path with flags (an
+// access mode, with O_APPEND or O_CREAT as a writer needs) plus
+// O_NONBLOCK, checks the descriptor's own type, and clears O_NONBLOCK
+// again. O_NONBLOCK matters to a writer as much as to a reader: opening a
+// FIFO write-only blocks until a reader comes, and O_CREAT does not help
+// when the FIFO is already there. (No O_TRUNC: a device would act on it at
+// the open, before the type is known.)
+func open(path string, flags int, perm fs.FileMode) (int, unix.Stat_t, error) {
 	var st unix.Stat_t
 	var fd int
 	var err error
+	op := "read" // the refusal's verb: "read" for a reader, as a walk says it
+	if flags&(unix.O_WRONLY|unix.O_RDWR) != 0 {
+		op = "open"
+	}
 	for {
 		// O_NOCTTY: a terminal opened by a process without one would
 		// otherwise become its controlling terminal.
-		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+		fd, err = unix.Open(path, flags|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, uint32(perm.Perm()))
 		if err != unix.EINTR {
 			break
 		}
 	}
 	if err != nil {
 		// A socket cannot be opened at all (ENXIO on Linux, EOPNOTSUPP on
-		// macOS); say what it is, as for the others.
-		if (err == unix.ENXIO || err == unix.EOPNOTSUPP) && unix.Stat(path, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFREG {
-			return -1, st, NotRegular(path, uint32(st.Mode))
+		// macOS), nor a FIFO for writing without a reader (ENXIO), nor a
+		// directory for writing (EISDIR); say what it is, as for the others.
+		if (err == unix.ENXIO || err == unix.EOPNOTSUPP || err == unix.EISDIR) && unix.Stat(path, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return -1, st, notRegular(op, path, uint32(st.Mode))
 		}
 		return -1, st, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
@@ -89,11 +113,14 @@ func openRegular(path string) (int, unix.Stat_t, error) {
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
-		return -1, st, NotRegular(path, uint32(st.Mode))
+		return -1, st, notRegular(op, path, uint32(st.Mode))
 	}
 	// Regular files ignore O_NONBLOCK on local file systems, but a network
-	// or FUSE one may honour it and fail a read with EAGAIN.
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0); err != nil {
+	// or FUSE one may honour it and fail a read with EAGAIN. F_SETFL sets
+	// every status flag at once, and of those open set only O_APPEND can
+	// be among flags, so it is kept and the rest cleared (no F_GETFL: this
+	// runs for every registry file on the Stop hook's path).
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, flags&unix.O_APPEND); err != nil {
 		unix.Close(fd)
 		return -1, st, &fs.PathError{Op: "fcntl", Path: path, Err: err}
 	}
@@ -140,6 +167,20 @@ func ReadRegular(path string) ([]byte, error) {
 		}
 		buf = buf[:len(buf)+n]
 	}
+}
+
+// OpenAppend opens path for appending, creating it with perm when it is
+// missing: for a log or an audit trail, a file that may already be there.
+// Anything but a regular file is refused without blocking, as OpenRegular
+// refuses it, with the same *NotRegularError; a plain O_WRONLY open of a
+// FIFO would wait for a reader for good. perm applies only to a file this
+// creates, through the umask, as with os.OpenFile.
+func OpenAppend(path string, perm fs.FileMode) (*os.File, error) {
+	fd, _, err := open(path, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT, perm)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 // OpenDir opens a folder for reading its entries. O_DIRECTORY makes the

@@ -101,6 +101,23 @@ func TestOpenersRefuseWhatIsNotARegularFile(t *testing.T) {
 				t.Errorf("MapFile(%s) = %v, want ErrNotRegular", p, err)
 			}
 		})
+		within(t, "OpenAppend "+p, func() {
+			f, err := OpenAppend(p, FilePerm)
+			var nr *NotRegularError
+			if !errors.As(err, &nr) || nr.Kind != kind || !strings.Contains(err.Error(), p+": is a "+kind+", not a regular file") {
+				t.Errorf("OpenAppend(%s) = %v, want a %s refused, named", p, err, kind)
+			}
+			if f != nil {
+				f.Close()
+			}
+		})
+		within(t, "TryLock "+p, func() {
+			l, err := TryLock(p)
+			if !errors.Is(err, ErrNotRegular) {
+				t.Errorf("TryLock(%s) = %v, want ErrNotRegular", p, err)
+			}
+			l.Unlock()
+		})
 		if kind == "directory" {
 			continue
 		}
@@ -141,4 +158,48 @@ func TestReadDir(t *testing.T) {
 	if _, err := ReadDir(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("missing folder: %v", err)
 	}
+}
+
+// OpenAppend creates a missing file with the mode asked for, appends to an
+// existing one, and leaves the descriptor blocking and appending.
+func TestOpenAppend(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "runs.jsonl")
+	f, err := OpenAppend(p, 0o640)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("one\n")
+	f.Close()
+	if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o640&^umask(t) {
+		t.Fatalf("created %v, %v", st, err)
+	}
+	f, err = OpenAppend(p, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fl, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
+	if err != nil || fl&syscall.O_NONBLOCK != 0 || fl&syscall.O_APPEND == 0 {
+		t.Fatalf("flags %#x, %v: want O_APPEND kept and O_NONBLOCK cleared", fl, err)
+	}
+	// Another writer's line lands between: O_APPEND writes after it.
+	other, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	other.WriteString("two\n")
+	other.Close()
+	f.WriteString("three\n")
+	if b, _ := os.ReadFile(p); string(b) != "one\ntwo\nthree\n" {
+		t.Fatalf("content %q", b)
+	}
+	if _, err := OpenAppend(filepath.Join(dir, "missing", "x"), FilePerm); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing folder: %v", err)
+	}
+}
+
+// umask reads the process's umask (setting it back at once).
+func umask(t *testing.T) fs.FileMode {
+	t.Helper()
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return fs.FileMode(m)
 }

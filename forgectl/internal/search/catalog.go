@@ -141,6 +141,9 @@ func loadCatalog(path string) (*catalog, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return &catalog{}, nil
 		}
+		if nr, ok := errors.AsType[*fsutil.NotRegularError](err); ok {
+			return nil, damaged("the catalog %v", nr)
+		}
 		return nil, err
 	}
 	// The entries' strings share b, which is never written again.

@@ -112,7 +112,9 @@ func wipe(dir string) error {
 		if e.Name() == "lock" {
 			continue
 		}
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+		// RemoveAll: a folder where a segment or the catalog should be is
+		// damage too, and this folder is the index's own cache.
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 			return err
 		}
 	}

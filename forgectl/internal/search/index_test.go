@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -248,6 +249,12 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 		{"missing segment", func(dir string) { os.Remove(filepath.Join(dir, "seg-0")) }},
 		{"flipped record byte", func(dir string) { flip(filepath.Join(dir, "seg-0"), 20) }},
 		{"flipped table byte", func(dir string) { flipFromEnd(filepath.Join(dir, "seg-0"), footerLen+3) }},
+		// Not regular files: refused without blocking, and rebuilt like
+		// any other damage, as transcripts.idx is.
+		{"FIFO catalog", func(dir string) { replaceWith(t, filepath.Join(dir, "catalog"), fifo) }},
+		{"FIFO segment", func(dir string) { replaceWith(t, filepath.Join(dir, "seg-0"), fifo) }},
+		{"directory catalog", func(dir string) { replaceWith(t, filepath.Join(dir, "catalog"), nonEmptyDir) }},
+		{"directory segment", func(dir string) { replaceWith(t, filepath.Join(dir, "seg-0"), nonEmptyDir) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tr := newTree(t)
@@ -268,6 +275,26 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// replaceWith removes the file at p and makes something else there.
+func replaceWith(t *testing.T, p string, make func(string) error) {
+	t.Helper()
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := make(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fifo(p string) error { return syscall.Mkfifo(p, 0o600) }
+
+func nonEmptyDir(p string) error {
+	if err := os.Mkdir(p, 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(p, "x"), nil, 0o600)
 }
 
 func truncate(p string, keep float64) {

@@ -182,6 +182,9 @@ func openSegment(path string, size int64, crc uint32) (*segment, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, damaged("%s is missing", filepath.Base(path))
 		}
+		if nr, ok := errors.AsType[*fsutil.NotRegularError](err); ok {
+			return nil, damaged("%s %v", filepath.Base(path), nr)
+		}
 		return nil, err
 	}
 	ok := false

@@ -43,7 +43,10 @@ func Append(f hookstate.Files, r hookstate.Record) error {
 	if _, err := Rotate(f.Runs(), f.RunsRotated(), int64(len(line)+1)); err != nil {
 		return err
 	}
-	file, err := os.OpenFile(f.Runs(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, fsutil.FilePerm)
+	// Through the opener: a FIFO or a device at runs.jsonl fails the
+	// append, naming the file, where a plain open would wait for a reader
+	// for good. The caller reports a failed append and goes on.
+	file, err := fsutil.OpenAppend(f.Runs(), fsutil.FilePerm)
 	if err != nil {
 		return err
 	}

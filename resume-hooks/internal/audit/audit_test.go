@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -100,5 +101,29 @@ func TestRotateWatcherLog(t *testing.T) {
 	}
 	if _, err := os.Stat(log); !os.IsNotExist(err) {
 		t.Fatal("watcher.log is still there")
+	}
+}
+
+// A FIFO at the trail or at its lock fails the append, naming the file,
+// at once: a plain open for writing would wait for a reader for good.
+func TestAppendRefusesAFIFO(t *testing.T) {
+	for _, name := range []string{"runs.jsonl", "audit.lock"} {
+		t.Run(name, func(t *testing.T) {
+			f := hookstate.Files{Dir: t.TempDir()}
+			p := filepath.Join(f.Dir, name)
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- Append(f, record("one")) }()
+			select {
+			case err := <-done:
+				if want := p + ": is a FIFO, not a regular file"; err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("err = %v, want it to say %q", err, want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Append blocked on the FIFO")
+			}
+		})
 	}
 }

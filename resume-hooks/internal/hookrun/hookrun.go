@@ -408,11 +408,11 @@ func (r *Runner) lock(ctx context.Context) (func(), error) {
 		return nil, fmt.Errorf("cannot take the hooks lock: %w", err)
 	}
 	holder := hookstate.Holder{Pid: r.Pid, ProcStart: r.ProcStart, Since: r.Now().UTC(), Trigger: r.Trigger}
-	// The content is advisory (who, since when); the flock is the lock, so
-	// writing in place through a second descriptor is safe.
-	_ = os.WriteFile(path, holder.Encode(), fsutil.FilePerm)
+	// The content is advisory (who, since when): a failed write leaves
+	// status and doctor without the holder's name, nothing worse.
+	_ = l.Rewrite(holder.Encode())
 	return func() {
-		_ = os.Truncate(path, 0)
+		_ = l.Rewrite(nil)
 		_ = l.Unlock()
 	}, nil
 }

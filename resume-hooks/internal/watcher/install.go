@@ -177,7 +177,9 @@ func (in *Installer) prepare(b Bake) error {
 			return err
 		}
 	}
-	f, err := os.OpenFile(b.Log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, fsutil.FilePerm)
+	// Through the opener: a FIFO at the log's path fails the install,
+	// naming it, instead of blocking it.
+	f, err := fsutil.OpenAppend(b.Log, fsutil.FilePerm)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -207,6 +208,40 @@ func TestInstallMakesTheLogOwnerOnly(t *testing.T) {
 			}
 			if content, _ := os.ReadFile(b.Log); string(content) != "earlier runs\n" {
 				t.Fatalf("the log's content changed: %q", content)
+			}
+		})
+	}
+}
+
+// A FIFO where the watcher log goes fails the install, naming the file,
+// before anything is loaded; a plain open for appending would block on it
+// until a reader came.
+func TestInstallRefusesAFIFOLog(t *testing.T) {
+	for _, goos := range []string{"darwin", "linux"} {
+		t.Run(goos, func(t *testing.T) {
+			g := newInstallRig(t, goos, rule{"launchctl print", []hookstate.Result{{Code: notLoaded}}})
+			b := g.realBake(t)
+			if err := os.MkdirAll(g.files.Dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(b.Log, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- g.in.Install(context.Background(), b, false) }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("install blocked on the FIFO log")
+			}
+			if want := "open " + b.Log + ": is a FIFO, not a regular file"; err == nil || err.Error() != want {
+				t.Fatalf("err = %v, want %q", err, want)
+			}
+			for _, c := range g.sh.calls {
+				if strings.Contains(c, "bootstrap") || strings.Contains(c, "enable") {
+					t.Fatalf("loaded after the log failed: %v", g.sh.calls)
+				}
 			}
 		})
 	}
