@@ -387,3 +387,38 @@ func TestE2ECtrlCWhileWaitingForTheTaskLock(t *testing.T) {
 		t.Error("a task was written after Ctrl-C")
 	}
 }
+
+// TestE2EFirstSignalLeavesAHugeTranscript: a cold listing in the middle of
+// a 16 GB transcript (sparse: a row, then zeros, which the scanner reads
+// and discards) ends on the first SIGINT within one read, not at the
+// file's end some forty seconds later.
+func TestE2EFirstSignalLeavesAHugeTranscript(t *testing.T) {
+	e := newE2E(t)
+	repo := e.repo("huge")
+	e.session(idLogin, repo, "main", "fix the login flow", "", time.Hour)
+	matches, _ := filepath.Glob(filepath.Join(e.claude, "projects", "*", idLogin+".jsonl"))
+	if len(matches) != 1 {
+		t.Fatalf("transcript: %v", matches)
+	}
+	huge := matches[0]
+	if err := os.Truncate(huge, 16<<30); err != nil {
+		t.Fatal(err)
+	}
+	cmd := e.command("resume", "ls", "--json")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitOpened(t, huge)
+	time.Sleep(200 * time.Millisecond) // well into the zeros
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	r := waitBounded(t, cmd, &out, &errb)
+	if r.code != 130 {
+		t.Errorf("exit %d, want 130; stderr: %s", r.code, r.stderr)
+	}
+	if d := time.Since(sent); d > 10*time.Second {
+		t.Errorf("the first SIGINT took %v to end the listing", d)
+	}
+}

@@ -5,6 +5,7 @@ package jsonl
 
 import (
 	"bytes"
+	"context"
 	"io"
 )
 
@@ -26,6 +27,11 @@ type Scanner struct {
 	eof     bool
 	err     error
 	MaxLine int
+	// Done, when not nil, ends the scan before the next read once it is
+	// closed (a context's Done): Next then reports false and Err is
+	// context.Canceled. A listing cancelled in the middle of a huge
+	// transcript leaves within one read instead of at the file's end.
+	Done <-chan struct{}
 
 	lineStart int64
 	consumed  int64 // offset just past the last complete line returned or skipped
@@ -48,7 +54,7 @@ func (s *Scanner) Reset(r io.Reader, base int64) {
 	if cap(buf) > 4*initialBuf || cap(buf) < initialBuf {
 		buf = make([]byte, initialBuf)
 	}
-	*s = Scanner{r: r, buf: buf[:cap(buf)], base: base, consumed: base, MaxLine: s.MaxLine}
+	*s = Scanner{r: r, buf: buf[:cap(buf)], base: base, consumed: base, MaxLine: s.MaxLine, Done: s.Done}
 	if s.MaxLine == 0 {
 		s.MaxLine = DefaultMaxLine
 	}
@@ -98,6 +104,9 @@ func (s *Scanner) fill() {
 		copy(nb, s.buf[:s.end])
 		s.buf = nb
 	}
+	if s.cancelled() {
+		return
+	}
 	n, err := s.r.Read(s.buf[s.end:])
 	s.end += n
 	if err == io.EOF {
@@ -124,6 +133,9 @@ func (s *Scanner) discardLine() bool {
 		if s.eof || s.err != nil {
 			return false
 		}
+		if s.cancelled() {
+			return false
+		}
 		n, err := s.r.Read(s.buf)
 		s.end = n
 		if err == io.EOF {
@@ -131,6 +143,20 @@ func (s *Scanner) discardLine() bool {
 		} else if err != nil {
 			s.err = err
 		}
+	}
+}
+
+// cancelled reports whether Done is closed, making it the scan's error.
+func (s *Scanner) cancelled() bool {
+	if s.Done == nil {
+		return false
+	}
+	select {
+	case <-s.Done:
+		s.err = context.Canceled
+		return true
+	default:
+		return false
 	}
 }
 

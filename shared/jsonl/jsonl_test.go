@@ -2,6 +2,8 @@ package jsonl
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -72,4 +74,47 @@ func TestScannerReadError(t *testing.T) {
 	if _, ok := s.Next(); ok || s.Err() == nil {
 		t.Fatal("want error surfaced")
 	}
+}
+
+// A closed Done ends the scan at the next read, however much is left.
+func TestScannerDone(t *testing.T) {
+	done := make(chan struct{})
+	r := &countingReader{line: []byte(strings.Repeat("x", 1000) + "\n")}
+	sc := NewScanner(r, 0)
+	sc.Done = done
+	n := 0
+	for {
+		_, ok := sc.Next()
+		if !ok {
+			break
+		}
+		if n++; n == 10 {
+			close(done)
+		}
+	}
+	if !errors.Is(sc.Err(), context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", sc.Err())
+	}
+	if r.reads > 3 {
+		t.Errorf("%d reads after the scan was done, want it to stop at the next", r.reads)
+	}
+	sc.Reset(strings.NewReader("a\n"), 0)
+	if sc.Done == nil {
+		t.Error("Reset dropped Done")
+	}
+}
+
+// countingReader is an endless stream of one line.
+type countingReader struct {
+	line  []byte
+	reads int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.reads++
+	n := 0
+	for n < len(p) {
+		n += copy(p[n:], c.line)
+	}
+	return n, nil
 }

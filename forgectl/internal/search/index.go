@@ -234,7 +234,11 @@ func (ix *index) readChanged(ctx context.Context, opt Options, p plan, st *Stats
 	var problems []error
 	var w *segWriter
 	newID := ix.cat.NextSeg
-	scratch := sync.Pool{New: func() any { return &readScratch{sc: jsonl.NewScanner(nil, 0), set: map[string]struct{}{}} }}
+	scratch := sync.Pool{New: func() any {
+		sc := jsonl.NewScanner(nil, 0)
+		sc.Done = ctx.Done() // a cancelled build leaves a huge transcript at once
+		return &readScratch{sc: sc, set: map[string]struct{}{}}
+	}}
 	err := parallel.Ordered(ctx, len(p.jobs), workers(opt), 2*workers(opt), func(i int) jobResult {
 		rs := scratch.Get().(*readScratch)
 		defer scratch.Put(rs)

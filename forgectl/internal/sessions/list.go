@@ -113,7 +113,11 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 
 	slots := make([]slot, len(files))
 	p := newPipe(len(files))
-	scanners := sync.Pool{New: func() any { return jsonl.NewScanner(nil, 0) }}
+	scanners := sync.Pool{New: func() any {
+		sc := jsonl.NewScanner(nil, 0)
+		sc.Done = ctx.Done() // a first Ctrl-C leaves a huge transcript at once
+		return sc
+	}}
 	go func() {
 		parallel.For(ctx, len(files), opt.Workers, 1, func(k int) {
 			if !p.enter(k) {
