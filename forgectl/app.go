@@ -122,14 +122,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 func (a *app) runRoot(ctx context.Context, args []string) int {
 	cs := roster()
 	root := a.rootCommand(cs)
-	ordered, err := flagsFirst(root, cs, args)
-	if err == nil {
-		err = root.Parse(ordered)
-	}
-	if err != nil {
-		return a.prog.Finish(root, err, true)
-	}
-	return a.prog.Finish(root, root.Run(ctx), false)
+	return a.prog.Run(ctx, root, flagsFirst(root, cs, args))
 }
 
 // exit ends a command with code once its messages are printed (cli.Exit).

@@ -147,13 +147,13 @@ func addedByInit(cmd string) bool {
 // runsProgram reports whether out, as Claude Code reads it, has a Stop hook
 // running cmd whose program is prog: the check that what init wrote
 // round-trips through JSON and sh to the file it means.
-func runsProgram(out []byte, cmd, prog string) bool {
+func runsProgram(out []byte, cmd, prog, home string) bool {
 	hooks, err := settings.ReadHooks(out)
 	if err != nil {
 		return false
 	}
 	for _, h := range hooks.List {
-		if p, ok := snapcheck.Program(h); h.Event == "Stop" && h.Command == cmd && ok && p == prog {
+		if _, p, ok := snapcheck.Program(h, home); h.Event == "Stop" && h.Command == cmd && ok && p == prog {
 			return true
 		}
 	}
@@ -194,7 +194,7 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 		res, err = settings.AddStopHook(doc.Data, cmd, snapcheck.RunsSnapshot)
 		out, changed = res.Out, res.Changed
 		if err == nil && !changed {
-			if prog, missing := snapcheck.MissingProgram(res.Existing); missing {
+			if prog, missing := snapcheck.MissingProgram(res.Existing, a.home); missing {
 				// Adding a second hook would hide the broken one, not fix it.
 				a.errorf("the Stop hook in %s runs %s, which is not an executable file", path, prog)
 				a.hintf("remove that entry from %s (or point it at %s), then run 'forgectl init --stop-hook' again", path, shellword.Quote(a.self))
@@ -203,7 +203,7 @@ func (a *app) wireStopHook(dryRun, remove bool) error {
 			a.notef("already wired: the Stop hook in %s runs `%s`", path, snapcheck.Display(res.Existing))
 			return nil
 		}
-		if err == nil && !runsProgram(out, cmd, prog) {
+		if err == nil && !runsProgram(out, cmd, prog, a.home) {
 			a.errorf("cannot write a Stop hook that runs %s: the command %s does not read back as that file", a.self, cmd)
 			a.hintf("install forgectl in a folder whose path is plain text, or add the hook by hand; nothing was changed")
 			return exit(exitcode.Refused)

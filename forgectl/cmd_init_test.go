@@ -212,6 +212,42 @@ func TestInitStopHookReportsABrokenExistingHook(t *testing.T) {
 	}
 }
 
+// A Stop hook whose program starts with ~ or $HOME is checked as sh runs
+// it, against forgectl's home: doctor warns that it is gone, and init
+// reports it rather than calling it wired. A program sh expands otherwise
+// is a warning that doctor cannot check it.
+func TestDoctorAndInitExpandTheHomeInTheHook(t *testing.T) {
+	for _, c := range []struct {
+		command, doctor string
+		initCode        int
+		init            string
+	}{
+		{`~/nope/forgectl resume snapshot --quiet`, "runs HOME/nope/forgectl, which is not an executable file", 1, "runs HOME/nope/forgectl, which is not an executable file"},
+		{`"$HOME/nope/forgectl" resume snapshot --quiet`, "runs HOME/nope/forgectl, which is not an executable file", 1, "runs HOME/nope/forgectl, which is not an executable file"},
+		{`$TOOLS/forgectl resume snapshot --quiet`, "the shell expands at run time, so doctor cannot check that it exists", 0, "already wired"},
+	} {
+		t.Run(c.command, func(t *testing.T) {
+			h := newHome(t)
+			os.MkdirAll(h.claude, 0o700)
+			p := filepath.Join(h.claude, "settings.json")
+			cmd, _ := json.Marshal(c.command)
+			doc := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": ` + string(cmd) + `}]}]}}`
+			os.WriteFile(p, []byte(doc), 0o600)
+			row := hookRow(t, h.run("doctor", "--json"))
+			if want := strings.ReplaceAll(c.doctor, "HOME", h.home); row.Status != "warn" || !strings.Contains(row.Message, want) || row.Hint == "" {
+				t.Fatalf("doctor: %+v; want a warning with %q", row, want)
+			}
+			r := h.run("init", "--stop-hook")
+			if want := strings.ReplaceAll(c.init, "HOME", h.home); r.code != c.initCode || !strings.Contains(r.stderr, want) {
+				t.Fatalf("init: %d %s; want %d %q", r.code, r.stderr, c.initCode, want)
+			}
+			if readFile(t, p) != doc {
+				t.Fatal("touched")
+			}
+		})
+	}
+}
+
 // The install path holds what shells treat specially: init quotes it, a
 // real sh runs exactly that file, doctor reads the same file back, and a
 // second init sees its own hook.

@@ -12,6 +12,7 @@ import (
 	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/tasks"
 )
 
@@ -103,7 +104,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 			a.errorf("no Claude Code sessions found under %s", a.claudePaths().Projects())
 			a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
 		} else {
-			a.errorf("no session matches %s", render.Quoted(o.filter))
+			a.errorf("no session matches %s", msg.Quoted(o.filter))
 			a.hintf("'forgectl resume ls' lists every session; --all includes hidden ones")
 		}
 		return exit(exitcode.Failed)
@@ -123,7 +124,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 			}
 		}
 		if o.filter != "" {
-			a.errorf("%d sessions match %s", len(hits), render.Quoted(o.filter))
+			a.errorf("%d sessions match %s", len(hits), msg.Quoted(o.filter))
 			a.hintf("narrow the filter, or pass a session id from the first column")
 		} else {
 			a.errorf("%d sessions and no terminal to pick one in", len(hits))

@@ -18,6 +18,7 @@ import (
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/transcript"
 )
 
@@ -191,9 +192,9 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 func (a *app) noHit(ctx context.Context, q search.Query, query, filter string, whole, shown found) error {
 	a.why("no_match")
 	if filter != "" {
-		a.errorf("no session matching %s holds %s", render.Quoted(filter), render.Quoted(query))
+		a.errorf("no session matching %s holds %s", msg.Quoted(filter), msg.Quoted(query))
 	} else {
-		a.errorf("no session holds %s", render.Quoted(query))
+		a.errorf("no session holds %s", msg.Quoted(query))
 	}
 	a.hintf("%s", a.noHitHint(ctx, q, filter, whole, shown))
 	return exit(exitcode.Failed)
@@ -210,9 +211,9 @@ func (a *app) noHitHint(ctx context.Context, q search.Query, filter string, whol
 	case len(shown.hidden) > 0:
 		return fmt.Sprintf("%d hidden session(s) match; --all includes them", len(shown.hidden))
 	case len(whole.idx) > 0:
-		return fmt.Sprintf("%d session(s) hold it, none matching %s; leave the filter out", len(whole.idx), render.Quoted(filter))
+		return fmt.Sprintf("%d session(s) hold it, none matching %s; leave the filter out", len(whole.idx), msg.Quoted(filter))
 	case len(whole.hidden) > 0:
-		return fmt.Sprintf("%d hidden session(s) hold it, none matching %s; leave the filter out and add --all", len(whole.hidden), render.Quoted(filter))
+		return fmt.Sprintf("%d hidden session(s) hold it, none matching %s; leave the filter out and add --all", len(whole.hidden), msg.Quoted(filter))
 	}
 	if p := a.projectsProblem(); p != "" {
 		return p
@@ -241,11 +242,11 @@ func (a *app) noHitHint(ctx context.Context, q search.Query, filter string, whol
 	case 0:
 		return "each word is in some session, but no one session holds them all; try fewer words"
 	case 1:
-		return fmt.Sprintf("no session holds %s at all; leave it out or check its spelling", render.Quoted(none[0]))
+		return fmt.Sprintf("no session holds %s at all; leave it out or check its spelling", msg.Quoted(none[0]))
 	case len(q.Terms):
 		return "no session holds any of the words, even alone; check their spelling"
 	}
-	return fmt.Sprintf("no session holds any of %s, even alone; leave them out or check their spelling", render.Quoted(strings.Join(none, " ")))
+	return fmt.Sprintf("no session holds any of %s, even alone; leave them out or check their spelling", msg.Quoted(strings.Join(none, " ")))
 }
 
 func (f found) best(i int) search.Hit {
@@ -262,7 +263,7 @@ func writeSearchTable(w io.Writer, now time.Time, f found, header bool) error {
 	t := render.NewTable(w, now, header, render.Search)
 	for _, i := range f.idx {
 		h := f.best(i)
-		t.Add(&f.list[i], h.Role.String()+": "+render.Cut(h.Snippet, 80))
+		t.Add(&f.list[i], h.Role.String()+": "+msg.Cut(h.Snippet, 80))
 	}
 	return t.Close()
 }
@@ -340,7 +341,7 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*harness.Session
 			return nil, err
 		}
 	}
-	a.errorf("%d sessions hold %s", len(f.idx), render.Quoted(o.search))
+	a.errorf("%d sessions hold %s", len(f.idx), msg.Quoted(o.search))
 	a.hintf("add words, or pass a session id from the first column")
 	return nil, exit(exitcode.Failed)
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"forgectl.dev/forgectl/internal/render"
+	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/exitcode"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
@@ -77,7 +78,7 @@ func (a *app) completionTree() *compNode {
 func completionNode(n *ffcli.Command, c *command) *compNode {
 	node := &compNode{name: n.Name, desc: c.desc, args: c.words}
 	n.FlagSet.VisitAll(func(f *flag.Flag) {
-		node.flags = append(node.flags, compFlag{name: f.Name, desc: f.Usage, takesValue: takesValue(f)})
+		node.flags = append(node.flags, compFlag{name: f.Name, desc: f.Usage, takesValue: cli.TakesValue(f)})
 	})
 	node.flags = append(node.flags, helpFlag())
 	for _, s := range c.subs {

@@ -166,7 +166,7 @@ func TestSearchJSONNoHit(t *testing.T) {
 }
 
 // TestLongQueryIsCut: a message quoting a filter or a query quotes at most
-// render.MaxQuoted characters of it.
+// msg.MaxQuoted characters of it.
 func TestLongQueryIsCut(t *testing.T) {
 	h, _ := flagsHome(t)
 	long := strings.Repeat("y", 5000)
@@ -226,6 +226,23 @@ func TestProjectsUnreadable(t *testing.T) {
 		if !strings.Contains(out, "code=1\n") || !strings.Contains(out, "open "+projects+": permission denied") ||
 			!strings.Contains(out, hint) || strings.Contains(out, "safe to delete") {
 			t.Errorf("%q:\n%s", args, out)
+		}
+	}
+}
+
+// TestFlagValueNotDashDash: "--search -- WORD" takes WORD as the value,
+// but "--" itself never is one, even after the user's own "--".
+func TestFlagValueNotDashDash(t *testing.T) {
+	h, _ := flagsHome(t)
+	for _, args := range [][]string{
+		{"resume", "--search", "--", "--"},
+		{"resume", "--dry-run", "--search", "--", "--", "force"},
+		{"resume", "search", "--limit", "--", "--"},
+	} {
+		r := h.run(args...)
+		if r.code != 2 || r.exec != nil || r.stdout != "" || !strings.Contains(r.stderr, "forgectl: error: flag --") ||
+			!strings.Contains(r.stderr, " needs a value\nforgectl: hint: give it one: --") {
+			t.Errorf("%q: exit %d, exec %v, stdout %q, stderr %q", args, r.code, r.exec, r.stdout, r.stderr)
 		}
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/version"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
@@ -81,7 +81,7 @@ func (a *app) rootCommand(cs []*command) *ffcli.Command {
 				return nil
 			}
 			if len(args) > 0 {
-				a.errorf("unknown command %s", render.Quoted(args[0]))
+				a.errorf("unknown command %s", msg.Quoted(args[0]))
 				a.hintf("run 'forgectl --help' for the list of commands")
 				return exit(exitcode.Usage)
 			}
@@ -147,24 +147,25 @@ func manualPaths() [][]string {
 // flagsFirst lets flags follow the filter, as people type them
 // ("forgectl resume api --dry-run"): the flag package stops at the first
 // word, so for the commands the roster declares interspersed (resume and
-// its subcommands ls and search) the flags are moved ahead of the words, and "--" is put before the words so that one
-// starting with "-" (after the user's own "--") stays a word.
+// its subcommands ls and search) the flags are moved ahead of the words,
+// and "--" is put before the words so that one starting with "-" (after
+// the user's own "--") stays a word.
 //
 // Which flags take a value is read from the FlagSets the commands declare
-// (every flag but a boolean one), so a new flag cannot be missed. A flag
-// that takes one keeps the word after it, unless that word starts with
-// "-": then the value is missing (bad usage), not "--" or the next flag,
-// which would turn "resume --search" into a search for "--" that resumes
-// whatever holds it. A value that starts with "-" is written --flag=-x, or
-// --flag -- -x (the user's "--" ends the flags, and the flag before it
-// takes the first word after it).
-func flagsFirst(root *ffcli.Command, cs []*command, args []string) ([]string, error) {
+// (cli.TakesValue), so a new flag cannot be missed: such a flag keeps the
+// word after it, unless that word starts with "-". A value that starts
+// with "-" is written --flag=-x, or --flag -- -x: the user's "--" ends the
+// flags, and the flag before it takes the first word after it, passed on
+// as --flag=-x. A flag whose value is missing is left as it stands, next
+// to the flag or the "--" that follows it, for cli.Parse's one rule on
+// flag values to refuse ("resume --search" must not search for "--").
+func flagsFirst(root *ffcli.Command, cs []*command, args []string) []string {
 	if len(args) == 0 {
-		return args, nil
+		return args
 	}
 	decl, cmd := declared(cs, args[0]), subcommand(root, args[0])
 	if decl == nil || !decl.interspersed || cmd == nil {
-		return args, nil
+		return args
 	}
 	path := []string{args[0]}
 	rest := args[1:]
@@ -188,36 +189,27 @@ func flagsFirst(root *ffcli.Command, cs []*command, args []string) ([]string, er
 		flags = append(flags, w)
 		name, _, inline := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(w, "-"), "-"), "=")
 		f := cmd.FlagSet.Lookup(name)
-		if f == nil || inline || !takesValue(f) {
-			// An unknown flag is the flag package's to report.
+		if f == nil || inline || !cli.TakesValue(f) || k+1 == len(rest) {
+			// An unknown flag is the flag package's to report, a value
+			// missing at the end cli.Parse's.
 			continue
 		}
-		if k+1 == len(rest) || rest[k+1] == "--" && k+2 == len(rest) {
-			return nil, missingValue(name, "")
-		}
 		switch next := rest[k+1]; {
-		case next == "--":
+		case next == "--" && k+2 < len(rest) && rest[k+2] != "--":
 			// The user's "--" ends the flags; the flag before it takes
-			// the first word after it.
-			flags = append(flags, rest[k+2])
+			// the first word after it ("--" itself is never a value).
+			flags[len(flags)-1] = w + "=" + rest[k+2]
 			words = append(words, rest[k+3:]...)
 			k = len(rest)
 		case strings.HasPrefix(next, "-") && next != "-":
-			return nil, missingValue(name, next)
+			// Not a value: left next to the flag for cli.Parse to refuse.
 		default:
 			flags = append(flags, next)
 			k++
 		}
 	}
 	out := append(append(path, flags...), "--")
-	return append(out, words...), nil
-}
-
-// takesValue says whether a flag reads a value, as the flag package
-// decides it: every flag but a boolean one.
-func takesValue(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return !ok || !b.IsBoolFlag()
+	return append(out, words...)
 }
 
 func subcommand(c *ffcli.Command, name string) *ffcli.Command {
@@ -237,13 +229,4 @@ func declared(cs []*command, name string) *command {
 		}
 	}
 	return nil
-}
-
-// missingValue is bad usage flagsFirst finds, with its own hint.
-func missingValue(name, next string) error {
-	text := fmt.Sprintf("flag --%s needs a value", name)
-	if next != "" {
-		text += fmt.Sprintf(", and %s starts with \"-\" so it is not taken as one", render.Quoted(next))
-	}
-	return &cli.UsageError{Msg: text, Hint: fmt.Sprintf(`give it one: --%s VALUE, or --%s=VALUE for a value that starts with "-"`, name, name)}
 }

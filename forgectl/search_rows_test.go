@@ -129,3 +129,40 @@ func TestSearchAndLsOnPromptsOverTheCap(t *testing.T) {
 		t.Errorf("search --help does not say what happens to a row over the cap (%q):\n%s", cap, help)
 	}
 }
+
+// spacedEnvelope is envelope with JSON white space around every colon and
+// after every comma, as JSON allows.
+func spacedEnvelope(cwd, id string) string {
+	return fmt.Sprintf(`, "uuid" : "u1", "timestamp" : "2026-11-29T10:00:00Z", "entrypoint" : "cli", "cwd" : %q, "sessionId" : %q, "version" : "2.1.332", "gitBranch" : "main"}`, cwd, id)
+}
+
+// A session whose rows space their separators is listed with its cwd,
+// branch and version, and resume --dry-run resolves its directory (it
+// said "records no working directory").
+func TestSpacedRowsKeepTheirEnvelope(t *testing.T) {
+	h := newHome(t)
+	cwd := h.repo("api")
+	const id = "33333333-0000-4000-8000-000000000001"
+	line := `{"parentUuid":null, "isSidechain":false, "type" : "user", "message" : {"role" : "user", "content" : "spaced envelope delta"}` + spacedEnvelope(cwd, id) + "\n"
+	if !json.Valid([]byte(line)) {
+		t.Fatalf("not JSON: %s", line)
+	}
+	h.cc.Transcript(cwd, id, time.Now().Add(-time.Hour), line)
+	r := h.run("resume", "--dry-run", id)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "session: "+id+"\ncwd: "+cwd+"\n") {
+		t.Fatalf("dry run: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = h.run("resume", "ls", "--json", "--all")
+	var rows []struct {
+		ID      string `json:"session_id"`
+		Cwd     string `json:"cwd"`
+		Branch  string `json:"branch"`
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("ls --json: %v, %s", err, r.stdout)
+	}
+	if got := rows[0]; got.ID != id || got.Cwd != cwd || got.Branch != "main" || got.Version != "2.1.332" {
+		t.Errorf("ls --json row %+v, want cwd %s, branch main, version 2.1.332", got, cwd)
+	}
+}

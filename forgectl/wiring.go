@@ -22,6 +22,7 @@ func (a *app) resumeTasksRows() []checkRow {
 		Store:   snapstore.Store{Dir: a.forgectlPaths().Snapshots()},
 		Now:     a.now,
 		NoPrune: a.getenv("FORGECTL_RESUME_NO_PRUNE") != "",
+		Home:    a.home,
 	}
 	var out []checkRow
 	for _, r := range c.Rows() {

@@ -84,10 +84,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func (a *app) main(ctx context.Context, args []string) int {
 	a.prog = &cli.Program{Command: "forgectl resume hooks", Stdout: a.stdout, Stderr: a.stderr}
 	root := a.rootCommand()
-	if err := root.Parse(args); err != nil {
-		return a.prog.Finish(root, err, true)
-	}
-	return a.prog.Finish(root, root.Run(ctx), false)
+	return a.prog.Run(ctx, root, args)
 }
 
 func (a *app) errorf(format string, args ...any) { msg.Errorf(a.stderr, format, args...) }

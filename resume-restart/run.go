@@ -89,10 +89,7 @@ func (a *app) main(ctx context.Context, args []string) int {
 		},
 	}
 
-	if err := root.Parse(args); err != nil {
-		return a.prog.Finish(root, err, true)
-	}
-	return a.prog.Finish(root, root.Run(ctx), false)
+	return a.prog.Run(ctx, root, args)
 }
 
 func noArgs(args []string) error {

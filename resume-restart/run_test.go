@@ -153,6 +153,52 @@ func TestVersionHelpAndUsage(t *testing.T) {
 	}
 }
 
+// TestFlagValueMissing: a flag of restart that takes a value and has none
+// is bad usage naming it, with the suite's one message; "--" and the next
+// flag are never its value. Before, "--session --dry-run" narrowed to a
+// session called "--dry-run" and ran for real, not as a dry run.
+func TestFlagValueMissing(t *testing.T) {
+	hint := func(name string) string {
+		return "forgectl: hint: give it one: --" + name + " VALUE, or --" + name + `=VALUE for a value that starts with "-"` + "\n"
+	}
+	missing := func(name string) string { return "forgectl: error: flag --" + name + " needs a value\n" + hint(name) }
+	notValue := func(name, next string) string {
+		return "forgectl: error: flag --" + name + " needs a value, and \"" + next + `" starts with "-" so it is not taken as one` + "\n" + hint(name)
+	}
+	home := t.TempDir()
+	installClaude(t, home, "2.1.100")
+	for _, c := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"restart", "--outdated", "--session", "--dry-run"}, notValue("session", "--dry-run")},
+		{[]string{"restart", "--outdated", "-session", "--json", "--dry-run"}, notValue("session", "--json")},
+		{[]string{"restart", "--outdated", "--session", "--"}, missing("session")},
+		{[]string{"restart", "--outdated", "--session", "--", "abc"}, missing("session")},
+		{[]string{"restart", "--outdated", "--dry-run", "--session"}, missing("session")},
+		{[]string{"restart", "--outdated", "--dry-run", "--timeout"}, missing("timeout")},
+		{[]string{"restart", "--timeout", "--outdated", "--dry-run"}, notValue("timeout", "--outdated")},
+		{[]string{"--version", "restart", "--outdated", "--session"}, missing("session")},
+	} {
+		a, stdout, stderr := testApp(t, home, nil)
+		if code := a.main(context.Background(), c.args); code != 2 || stdout.Len() > 0 || stderr.String() != c.stderr {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2, nothing, %q", c.args, code, stdout, stderr, c.stderr)
+		}
+	}
+	// A value starting with "-" is written with "=": it is the value,
+	// and the dry run is one (it takes no lock, so a held one is no bar).
+	os.MkdirAll(filepath.Join(home, ".config", "forgectl"), 0o700)
+	l, err := fsutil.TryLock(filepath.Join(home, ".config", "forgectl", "restart.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	a, stdout, stderr := testApp(t, home, nil)
+	if code := a.main(context.Background(), []string{"restart", "--outdated", "--session=--dry-run", "--dry-run"}); code != 0 || strings.Contains(stderr.String(), "needs a value") {
+		t.Errorf("--session=--dry-run: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
 func TestHelpDocumentsEveryJSONField(t *testing.T) {
 	for _, c := range []struct {
 		cmd string

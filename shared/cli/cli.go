@@ -1,8 +1,9 @@
-// Package cli is the one finish path of the suite's ffcli binaries
-// (forgectl, resume-restart, resume-hooks): the exit carrier a command
-// returns, the switch that turns what a command tree returned into the
-// exit code and its messages, the usage hint, and the renderer of the
-// --help manuals. resume-snapshot keeps its own rule (it always exits 0,
+// Package cli is the one parse and finish path of the suite's ffcli
+// binaries (forgectl, resume-restart, resume-hooks): Program.Run, which
+// parses through the one rule on flag values (Parse), the exit carrier a
+// command returns, the switch that turns what a command tree returned
+// into the exit code and its messages, the usage hint, and the renderer
+// of the --help manuals. resume-snapshot keeps its own rule (it always exits 0,
 // being a Stop hook) and does not link this package.
 package cli
 

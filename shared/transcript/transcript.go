@@ -32,8 +32,9 @@ import (
 // ParserVersion changes whenever Summary's meaning changes, so cached
 // summaries from an older parser are rebuilt rather than trusted. 4: rows
 // are read by Classify, and LastUserOff/LastUserLen locate the prompt's
-// text literal, not its row.
-const ParserVersion = 4
+// text literal, not its row. 5: envelope keys spaced around their colon
+// are read (a summary cached by 4 has no cwd, branch or version for them).
+const ParserVersion = 5
 
 // Summary is what a listing needs from one transcript.
 type Summary struct {
@@ -292,7 +293,7 @@ func (s *Summary) conversation(line []byte, off int64, r *Row) {
 	}
 	if s.Messages == 1 {
 		// The first row says what kind of session this is.
-		s.Sidechain = bytes.Contains(head, []byte(`"isSidechain":true`))
+		s.Sidechain = isTrue(head, `"isSidechain"`)
 		if v, ok := env.value(tail, keyTeamName); ok {
 			s.TeamName = v
 		}
@@ -322,7 +323,7 @@ func (s *Summary) conversation(line []byte, off int64, r *Row) {
 		s.FirstPrompt = PromptText(lit, true)
 		// A /clear continuation opens with a caveat row, then the command.
 		if s.Messages <= 2 && lineage.IsClearCommand(s.FirstPrompt) && bytes.Contains(lit, []byte(`<command-name>`)) {
-			if v, ok := lastString(tail, `"timestamp":"`); ok {
+			if v, ok := lastString(tail, `"timestamp"`); ok {
 				s.ClearedAt = v
 			}
 		}
@@ -361,25 +362,31 @@ const (
 	nKeys
 )
 
-// envelopeKeys are the keys as they stand in a row, up to the quote that
-// opens the value.
+// envelopeKeys are the keys' names. A key is matched as JSON reads it,
+// not only as the bytes Claude Code writes: its quoted name, then JSON
+// white space, a colon and white space before the value ("cwd":"/r" and
+// "cwd" : "/r" alike, see valueAt); forkedFrom's value is an object whose
+// first key is sessionId. A name written with \u escapes ("\u0063wd")
+// is not matched: Claude Code never writes one, and matching it would mean
+// decoding every quoted word of the window, on the cold listing's hot path.
 var envelopeKeys = [nKeys]string{
-	keyCwd:              `"cwd":"`,
-	keyGitBranch:        `"gitBranch":"`,
-	keyVersion:          `"version":"`,
-	keySessionID:        `"sessionId":"`,
-	keyForkedFrom:       `"forkedFrom":{"sessionId":"`,
-	keyRequestSessionID: `"requestSessionId":"`,
-	keySessionProcess:   `"session_id":"`,
-	keyTeamName:         `"teamName":"`,
-	keyEntrypoint:       `"entrypoint":"`,
+	keyCwd:              "cwd",
+	keyGitBranch:        "gitBranch",
+	keyVersion:          "version",
+	keySessionID:        "sessionId",
+	keyForkedFrom:       "forkedFrom",
+	keyRequestSessionID: "requestSessionId",
+	keySessionProcess:   "session_id",
+	keyTeamName:         "teamName",
+	keyEntrypoint:       "entrypoint",
 }
 
-// envelope is where each key last stands in a row's tail window, found in
-// one pass from quote to quote (a row is otherwise searched once per key,
-// which was most of a cold listing). at[keyForkedFrom] is its first place,
-// and at[keySessionID] the last before it: the row's own id, not the one
-// forkedFrom names.
+// envelope is where each key's string value last stands in a row's tail
+// window (the value's opening quote), found in one pass from quote to
+// quote (a row is otherwise searched once per key, which was most of a
+// cold listing). at[keyForkedFrom] is its first place (the value of the
+// sessionId it holds), and at[keySessionID] the last before it: the row's
+// own id, not the one forkedFrom names.
 type envelope struct{ at [nKeys]int }
 
 func (e *envelope) scan(b []byte) {
@@ -389,7 +396,7 @@ func (e *envelope) scan(b []byte) {
 	var byFirst [26]uint16
 	for k := range e.at {
 		e.at[k] = -1
-		byFirst[envelopeKeys[k][1]-'a'] |= 1 << k
+		byFirst[envelopeKeys[k][0]-'a'] |= 1 << k
 	}
 	for i := 0; i < len(b); {
 		j := bytes.IndexByte(b[i:], '"')
@@ -407,27 +414,65 @@ func (e *envelope) scan(b []byte) {
 		}
 		for set := byFirst[c]; set != 0; set &= set - 1 {
 			k := bits.TrailingZeros16(set)
-			key := envelopeKeys[k]
-			if !bytes.HasPrefix(b[p:], []byte(key)) {
+			name := envelopeKeys[k]
+			if q := p + 1 + len(name); q >= len(b) || b[q] != '"' {
+				continue // most quoted words are not a key's length: no call
+			}
+			v, ok := valueAt(b, p, name)
+			if ok && k == keyForkedFrom && b[v] == '{' {
+				// "forkedFrom":{"sessionId":"…": the id it names.
+				v, ok = valueAt(b, jsonl.SkipSpace(b, v+1), envelopeKeys[keySessionID])
+			}
+			if !ok || b[v] != '"' {
 				continue
 			}
 			switch k {
 			case keyForkedFrom:
 				if e.at[k] < 0 {
-					e.at[k] = p
+					e.at[k] = v
 				}
 			case keySessionID:
 				if e.at[keyForkedFrom] < 0 {
-					e.at[k] = p
+					e.at[k] = v
 				}
 			default:
-				e.at[k] = p
+				e.at[k] = v
 			}
-			i = p + len(key) - 1 // on to the value's opening quote
+			i = v // on to the value's opening quote
 			break
 		}
 	}
 }
+
+// valueAt is where the value of the member at b[p] stands when that member
+// is the key name: b[p:] holds the name in quotes, then JSON white space,
+// a colon and white space. Claude Code writes no white space: that case
+// is decided without a further call, and costs about what matching
+// `"cwd":"` as bytes did (the scan checks the closing quote's place
+// before calling; BenchmarkEnvelope).
+func valueAt(b []byte, p int, name string) (int, bool) {
+	q := p + 1 + len(name)
+	if q+2 >= len(b) || b[q] != '"' || b[p] != '"' || string(b[p+1:q]) != name {
+		return 0, false
+	}
+	if b[q+1] == ':' && !isJSONSpace(b[q+2]) {
+		return q + 2, true
+	}
+	return spacedValue(b, q+1)
+}
+
+// spacedValue is valueAt's value after a key's closing quote, at b[i],
+// when white space stands around the colon.
+func spacedValue(b []byte, i int) (int, bool) {
+	i = jsonl.SkipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return 0, false
+	}
+	i = jsonl.SkipSpace(b, i+1)
+	return i, i < len(b)
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // value is key's string value at its place, decoded.
 func (e *envelope) value(b []byte, key int) (string, bool) {
@@ -435,7 +480,7 @@ func (e *envelope) value(b []byte, key int) (string, bool) {
 	if at < 0 {
 		return "", false
 	}
-	return readString(b[at+len(envelopeKeys[key])-1:])
+	return readString(b[at:])
 }
 
 // readPromptAt decodes the newest human prompt, whose text literal the
@@ -489,33 +534,61 @@ func Oneline(s string) string {
 	return s
 }
 
-// lastString finds the last occurrence of key (which ends in `:"`) and
-// decodes the JSON string after it. In a JSON line a key pattern cannot
-// occur inside a string value, because quotes there are escaped. It searches
-// forward because bytes.Index is vectorised and bytes.LastIndex is not.
-func lastString(b []byte, key string) (string, bool) {
-	k := []byte(key)
-	last := -1
-	for from := 0; ; {
-		i := bytes.Index(b[from:], k)
+// nextMember finds, from b[from:] on, the first member whose key is
+// quoted (the name in its quotes: `"timestamp"`): p where the key stands
+// and v where its value starts (valueAt: white space around the colon
+// allowed); p < 0 for none. In a JSON line a quoted name followed by a
+// colon cannot occur inside a string value, because quotes there are
+// escaped.
+func nextMember(b []byte, from int, quoted string) (p, v int) {
+	for {
+		i := bytes.Index(b[from:], []byte(quoted))
 		if i < 0 {
-			break
+			return -1, 0
 		}
-		last = from + i
-		from = last + len(k)
+		p = from + i
+		if v, ok := valueAt(b, p, quoted[1:len(quoted)-1]); ok {
+			return p, v
+		}
+		from = p + len(quoted)
+	}
+}
+
+// lastString decodes the string value of the last member whose key is
+// quoted. It searches forward because bytes.Index is vectorised and
+// bytes.LastIndex is not.
+func lastString(b []byte, quoted string) (string, bool) {
+	last := -1
+	for p, v := nextMember(b, 0, quoted); p >= 0; p, v = nextMember(b, p+len(quoted), quoted) {
+		if b[v] == '"' {
+			last = v
+		}
 	}
 	if last < 0 {
 		return "", false
 	}
-	return readString(b[last+len(key)-1:])
+	return readString(b[last:])
 }
 
-func firstString(b []byte, key string) (string, bool) {
-	i := bytes.Index(b, []byte(key))
-	if i < 0 {
-		return "", false
+// firstString is lastString for the first such member.
+func firstString(b []byte, quoted string) (string, bool) {
+	for p, v := nextMember(b, 0, quoted); p >= 0; p, v = nextMember(b, p+len(quoted), quoted) {
+		if b[v] == '"' {
+			return readString(b[v:])
+		}
 	}
-	return readString(b[i+len(key)-1:])
+	return "", false
+}
+
+// isTrue says whether b holds a member whose key is quoted and whose
+// value is the literal true.
+func isTrue(b []byte, quoted string) bool {
+	for p, v := nextMember(b, 0, quoted); p >= 0; p, v = nextMember(b, p+len(quoted), quoted) {
+		if bytes.HasPrefix(b[v:], []byte("true")) {
+			return true
+		}
+	}
+	return false
 }
 
 // readString decodes the JSON string literal at the start of b.
@@ -526,8 +599,12 @@ func readString(b []byte) (string, bool) {
 
 // LastString decodes the JSON string value of the last occurrence of key
 // (written with its quotes and colon and the value's opening quote, as in
-// `"sessionId":"`) in a JSON line, without decoding the rest of it.
-func LastString(line []byte, key string) (string, bool) { return lastString(line, key) }
+// `"sessionId":"`) in a JSON line, without decoding the rest of it. White
+// space around the colon is allowed, as in the envelope (valueAt).
+func LastString(line []byte, key string) (string, bool) { return lastString(line, quotedName(key)) }
 
 // FirstString is LastString for the first occurrence.
-func FirstString(line []byte, key string) (string, bool) { return firstString(line, key) }
+func FirstString(line []byte, key string) (string, bool) { return firstString(line, quotedName(key)) }
+
+// quotedName is the quoted name of a key written `"name":"`.
+func quotedName(key string) string { return strings.TrimSuffix(key, `:"`) }

@@ -18,7 +18,7 @@ const (
 	tool = `{"parentUuid":"a1","type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"Task #1 created"}]},"toolUseResult":{"task":{"id":"1"}},"cwd":"/home/alice/src/demo-repo","sessionId":"` + sid + `","version":"2.1.332","gitBranch":"feature/login"}`
 )
 
-func write(t *testing.T, lines ...string) string {
+func write(t testing.TB, lines ...string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), sid+".jsonl")
 	if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o600); err != nil {
@@ -135,7 +135,11 @@ func TestEnvelopeFindsEveryKey(t *testing.T) {
 	want := map[int]string{}
 	for k, key := range envelopeKeys {
 		v := "value-" + strings.Repeat("v", k)
-		tail.WriteString(`"cwd":"/earlier",` + key + v + `"`)
+		written := `"` + key + `":"`
+		if k == keyForkedFrom {
+			written = `"forkedFrom":{"sessionId":"`
+		}
+		tail.WriteString(`"cwd":"/earlier",` + written + v + `"`)
 		if k == keyForkedFrom {
 			tail.WriteString(`}`) // forkedFrom's sessionId is not the row's
 		}

@@ -3,11 +3,9 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/tasks"
@@ -56,21 +54,6 @@ func TestWriteJSONArray(t *testing.T) {
 }
 
 func TestCutCleanPad(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"exactly-10", 10, "exactly-10"},
-		{"abcdefghijk", 10, "abcdefghi…"},
-		{"ééééééééééé", 5, "éééé…"},
-		{"🙏🙏🙏🙏", 3, "🙏🙏…"},
-	} {
-		if got := Cut(tc.in, tc.n); got != tc.want {
-			t.Errorf("Cut(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
-		}
-	}
 	for in, want := range map[string]string{"plain é": "plain é", "a\tb\nc": "a b c", "esc\x1b[31m": "esc [31m", "c1\u0085x": "c1 x", "del\x7f": "del "} {
 		if got := Clean(in); got != want {
 			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
@@ -83,20 +66,5 @@ func TestCutCleanPad(t *testing.T) {
 	s := harness.Session{Repo: "api-server", Branch: "feature/login", Name: "Login bugfix work", LastActivity: now.Add(-time.Hour), Live: true}
 	if got := PickRow(now, &s); got != "1h ago    api-server            feature/login         Login bugfix work  ● live" {
 		t.Errorf("pickRow: %q", got)
-	}
-}
-
-// Quoted cuts what it quotes, never inside an escape.
-func TestQuotedIsCut(t *testing.T) {
-	long := strings.Repeat("y", 5000)
-	for _, s := range []string{long, strings.Repeat(`"\`, 3000), strings.Repeat("\x01é", 3000), "short"} {
-		q := Quoted(s)
-		u, err := strconv.Unquote(q)
-		if n := utf8.RuneCountInString(q); n > MaxQuoted+2 || err != nil || !strings.HasPrefix(s, strings.TrimSuffix(u, "…")) {
-			t.Errorf("Quoted(%.20q…) = %q (%d characters, %v)", s, q, n, err)
-		}
-	}
-	if q := Quoted("short"); q != `"short"` {
-		t.Errorf("a short text is cut: %s", q)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/lineage"
+	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/tasks"
 )
 
@@ -68,7 +69,7 @@ func lineageLines(k *Kin, s *harness.Session, now time.Time, line func(k, v stri
 	if s.ParentID != "" {
 		v := LineageMark(s)
 		if ps := k.Parent(s); ps != nil {
-			v += ": " + Cut(Title(ps), 50) + ", " + Age(now, ps.LastActivity)
+			v += ": " + msg.Cut(Title(ps), 50) + ", " + Age(now, ps.LastActivity)
 		} else {
 			v += ": its transcript is no longer on disk"
 		}
@@ -83,7 +84,7 @@ func lineageLines(k *Kin, s *harness.Session, now time.Time, line func(k, v stri
 		if word == lineage.Clear {
 			word = "after /clear"
 		}
-		line(key, fmt.Sprintf("%s %s: %s, %s", word, ShortID(cs.ID), Cut(Title(cs), 50), Age(now, cs.LastActivity)))
+		line(key, fmt.Sprintf("%s %s: %s, %s", word, ShortID(cs.ID), msg.Cut(Title(cs), 50), Age(now, cs.LastActivity)))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/shared/msg"
 )
 
 // PickRow is a session's row in the picker: age, repo, branch, title with
@@ -12,11 +13,11 @@ func PickRow(now time.Time, s *harness.Session) string {
 	b := make([]byte, 0, 160)
 	b = appendAgeColumn(b, now, s.LastActivity)
 	b = append(b, "  "...)
-	b = Pad(b, Clean(Cut(OrDash(s.Repo), 20)), 20)
+	b = Pad(b, Clean(msg.Cut(OrDash(s.Repo), 20)), 20)
 	b = append(b, "  "...)
-	b = Pad(b, Clean(Cut(OrDash(s.Branch), 20)), 20)
+	b = Pad(b, Clean(msg.Cut(OrDash(s.Branch), 20)), 20)
 	b = append(b, "  "...)
-	b = append(b, Clean(Cut(Title(s), 70))...)
+	b = append(b, Clean(msg.Cut(Title(s), 70))...)
 	b = AppendMark(b, s)
 	if s.Live {
 		b = append(b, "  ● live"...)

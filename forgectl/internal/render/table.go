@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/shared/msg"
 )
 
 // TableSample is how many rows set a table's column widths. The rest are
@@ -96,11 +97,11 @@ func (t *Table) cells(s *harness.Session, extra []string) row {
 	c := make([]string, len(t.heads))
 	c[colID] = s.ID
 	c[colAge] = Age(t.now, s.LastActivity)
-	c[colRepo] = Clean(Cut(OrDash(s.Repo), 24))
-	c[colBranch] = Clean(Cut(OrDash(s.Branch), 24))
+	c[colRepo] = Clean(msg.Cut(OrDash(s.Repo), 24))
+	c[colBranch] = Clean(msg.Cut(OrDash(s.Branch), 24))
 	c[colTasks] = TaskCell(s)
 	c[colLive] = LiveCell(s)
-	c[colTitle] = Clean(Cut(Title(s), t.layout.Title))
+	c[colTitle] = Clean(msg.Cut(Title(s), t.layout.Title))
 	for k := range t.layout.Extra {
 		if k < len(extra) {
 			c[fixedCols+k] = Clean(extra[k])
@@ -160,7 +161,7 @@ func (t *Table) row(r row) {
 	for k, v := range r.cells {
 		if k == colTitle {
 			if k != last {
-				v = Cut(v, max(1, t.widths[k]-utf8.RuneCountInString(r.mark)))
+				v = msg.Cut(v, max(1, t.widths[k]-utf8.RuneCountInString(r.mark)))
 			}
 			v += r.mark
 		}
@@ -169,7 +170,7 @@ func (t *Table) row(r row) {
 			break
 		}
 		if k == colRepo || k == colBranch {
-			v = Cut(v, t.widths[k])
+			v = msg.Cut(v, t.widths[k])
 		}
 		b = Pad(b, v, t.widths[k]+2)
 	}

@@ -1,7 +1,8 @@
 // Package render draws sessions for people and programs: the streaming
 // table of ls, search and the candidate lists, the JSON arrays of ls,
 // search and the tree, the tree itself, the picker's rows and preview,
-// and the text rules they share (ages, cutting, control characters). It
+// and the text rules they share (ages, padding, control characters; text
+// is cut by shared/msg.Cut, the rule messages quote by too). It
 // never touches the outside world but the writer it is given.
 package render
 
@@ -47,37 +48,6 @@ func Title(s *harness.Session) string {
 		return "“" + s.LastPrompt + "”"
 	}
 	return "(no prompt)"
-}
-
-// Cut shortens s to n characters, the last one "…".
-func Cut(s string, n int) string {
-	if len(s) <= n || utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	// Cut at the byte offset of rune n-1 without converting to []rune.
-	i, k := 0, 0
-	for k < n-1 {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		k++
-	}
-	return s[:i] + "…"
-}
-
-// MaxQuoted bounds what a message quotes of a filter or a query (in
-// characters, between the quotes): a pasted 5,000-character query must not
-// flood stderr, and the verdict's error field carries the same line.
-const MaxQuoted = 80
-
-// Quoted is s as %q writes it, cut with … so that at most MaxQuoted
-// characters stand between the quotes. The text is cut, not its quoted
-// form, so no escape is split.
-func Quoted(s string) string {
-	q := strconv.Quote(s)
-	for n := MaxQuoted; n > 1 && utf8.RuneCountInString(q) > MaxQuoted+2; n-- {
-		q = strconv.Quote(Cut(s, n))
-	}
-	return q
 }
 
 // Clean keeps control characters from a transcript out of the terminal.

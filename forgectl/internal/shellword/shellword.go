@@ -49,8 +49,75 @@ type Word struct {
 	Text string
 	// Literal is false when the shell would still expand the word at run
 	// time (a parameter, a command substitution, a glob, a leading ~), so
-	// Text is only what was written, not what runs.
+	// Text is only what was written, not what runs (see Expand).
 	Literal bool
+	// home is the word's text, quotes removed, cut where sh puts the home
+	// directory, when those are its only expansions; nil otherwise.
+	home []string
+	// splitHome: a $HOME outside double quotes, whose value sh splits into
+	// fields and matches as a pattern (a ~ it does not).
+	splitHome bool
+}
+
+// Expand is what sh makes of the word when its only expansions are of
+// the home directory: a leading ~ or ~/ (unquoted), and $HOME or ${HOME}
+// (unquoted or in double quotes), each replaced by home; a Literal word
+// is its Text. ok is false for a word that expands in any other way ($VAR,
+// $(…), `…`, a glob, ~user), for an empty home, and for an unquoted $HOME
+// when home holds a blank or a pattern character, which sh would split or
+// match.
+func (w Word) Expand(home string) (string, bool) {
+	switch {
+	case w.Literal:
+		return w.Text, true
+	case w.home == nil || home == "":
+		return "", false
+	case w.splitHome && strings.ContainsAny(home, " \t\n*?["):
+		return "", false
+	}
+	return strings.Join(w.home, home), true
+}
+
+// wordBuf collects one word as it is read: the text as written (quotes
+// removed, expansions as written), and what it resolves to if its only
+// expansions are of the home directory.
+type wordBuf struct {
+	text strings.Builder
+	// val is the resolved text since the last home expansion, pieces the
+	// text before each.
+	val       strings.Builder
+	pieces    []string
+	other     bool // an expansion that is not the home directory's
+	splitHome bool
+}
+
+// lit is text that stands for itself.
+func (w *wordBuf) lit(s string) { w.text.WriteString(s); w.val.WriteString(s) }
+
+func (w *wordBuf) litByte(c byte) { w.text.WriteByte(c); w.val.WriteByte(c) }
+
+// homeDir is an expansion of the home directory, written as written;
+// split says sh splits and matches its value (an unquoted $HOME).
+func (w *wordBuf) homeDir(written string, split bool) {
+	w.text.WriteString(written)
+	w.pieces = append(w.pieces, w.val.String())
+	w.val.Reset()
+	w.splitHome = w.splitHome || split
+}
+
+// expansion is any other expansion, written as written.
+func (w *wordBuf) expansion(written string) {
+	w.text.WriteString(written)
+	w.other = true
+}
+
+func (w *wordBuf) word() Word {
+	out := Word{Text: w.text.String(), Literal: !w.other && w.pieces == nil}
+	if !w.other && w.pieces != nil {
+		out.home = append(w.pieces, w.val.String())
+		out.splitHome = w.splitHome
+	}
+	return out
 }
 
 // ErrUnsupported is shell syntax Parse does not follow (a here-document);
@@ -159,71 +226,68 @@ func (p *parser) redirection() error {
 
 // word reads one word from p.i, removing quotes.
 func (p *parser) word() (Word, error) {
-	var b strings.Builder
-	w := Word{Literal: true}
+	var w wordBuf
 	start := p.i
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch c {
 		case ' ', '\t', '\n', ';', '&', '|', '(', ')', '<', '>':
-			w.Text = b.String()
-			return w, nil
+			return w.word(), nil
 		case '\\':
 			if p.i+1 >= len(p.s) {
-				b.WriteByte('\\') // sh keeps a backslash that ends the text
+				w.litByte('\\') // sh keeps a backslash that ends the text
 				p.i++
 				continue
 			}
 			if p.s[p.i+1] != '\n' {
-				b.WriteByte(p.s[p.i+1])
+				w.litByte(p.s[p.i+1])
 			}
 			p.i += 2
 		case '\'':
 			end := strings.IndexByte(p.s[p.i+1:], '\'')
 			if end < 0 {
-				return w, fmt.Errorf("unterminated ' at offset %d", p.i)
+				return Word{}, fmt.Errorf("unterminated ' at offset %d", p.i)
 			}
-			b.WriteString(p.s[p.i+1 : p.i+1+end])
+			w.lit(p.s[p.i+1 : p.i+1+end])
 			p.i += end + 2
 		case '"':
-			if err := p.doubleQuoted(&b, &w); err != nil {
-				return w, err
+			if err := p.doubleQuoted(&w); err != nil {
+				return Word{}, err
 			}
 		case '$':
-			n, err := p.dollar(&b, false)
-			if err != nil {
-				return w, err
-			}
-			if n {
-				w.Literal = false
+			if err := p.dollar(&w, false); err != nil {
+				return Word{}, err
 			}
 		case '`':
-			if err := p.backquoted(&b); err != nil {
-				return w, err
+			if err := p.backquoted(&w); err != nil {
+				return Word{}, err
 			}
-			w.Literal = false
 		case '*', '?', '[':
-			b.WriteByte(c)
+			w.expansion(string(c))
 			p.i++
-			w.Literal = false
 		case '~':
-			if p.i == start {
-				w.Literal = false
-			}
-			b.WriteByte(c)
 			p.i++
+			switch {
+			case p.i-1 != start:
+				w.litByte(c)
+			case p.i == len(p.s) || strings.IndexByte("/ \t\n;&|()<>", p.s[p.i]) >= 0:
+				// A tilde-prefix with no user name: the home directory,
+				// whose value sh neither splits nor matches.
+				w.homeDir("~", false)
+			default:
+				w.expansion("~") // ~user, or a prefix with quotes in it
+			}
 		default:
-			b.WriteByte(c)
+			w.litByte(c)
 			p.i++
 		}
 	}
-	w.Text = b.String()
-	return w, nil
+	return w.word(), nil
 }
 
 // doubleQuoted reads "...": a backslash escapes only $ ` " \ and a newline,
 // and $ and ` still expand.
-func (p *parser) doubleQuoted(b *strings.Builder, w *Word) error {
+func (p *parser) doubleQuoted(w *wordBuf) error {
 	open := p.i
 	p.i++
 	for p.i < len(p.s) {
@@ -235,57 +299,53 @@ func (p *parser) doubleQuoted(b *strings.Builder, w *Word) error {
 		case '\\':
 			if p.i+1 < len(p.s) && strings.IndexByte("$`\"\\\n", p.s[p.i+1]) >= 0 {
 				if p.s[p.i+1] != '\n' {
-					b.WriteByte(p.s[p.i+1])
+					w.litByte(p.s[p.i+1])
 				}
 				p.i += 2
 				continue
 			}
-			b.WriteByte('\\')
+			w.litByte('\\')
 			p.i++
 		case '$':
-			n, err := p.dollar(b, true)
-			if err != nil {
+			if err := p.dollar(w, true); err != nil {
 				return err
-			}
-			if n {
-				w.Literal = false
 			}
 		case '`':
-			if err := p.backquoted(b); err != nil {
+			if err := p.backquoted(w); err != nil {
 				return err
 			}
-			w.Literal = false
 		default:
-			b.WriteByte(c)
+			w.litByte(c)
 			p.i++
 		}
 	}
 	return fmt.Errorf("unterminated \" at offset %d", open)
 }
 
-// dollar reads a $ and whatever it expands, writing the text as written;
-// it reports whether anything expands (a lone $ is a literal $).
-func (p *parser) dollar(b *strings.Builder, inDouble bool) (bool, error) {
+// dollar reads a $ and whatever it expands, writing the text as written
+// (a lone $ is a literal $). $HOME and ${HOME} are the home directory;
+// any other expansion, ${HOME:-x} included, is not told from the text.
+func (p *parser) dollar(w *wordBuf, inDouble bool) error {
 	start := p.i
 	p.i++
 	if p.i >= len(p.s) {
-		b.WriteByte('$')
-		return false, nil
+		w.litByte('$')
+		return nil
 	}
 	switch c := p.s[p.i]; {
 	case c == '{':
 		if err := p.skipTo('{', '}'); err != nil {
-			return false, err
+			return err
 		}
 	case c == '(':
 		if err := p.skipTo('(', ')'); err != nil {
-			return false, err
+			return err
 		}
 	case !inDouble && (c == '\'' || c == '"'):
 		// $'…' and $"…" are bash's; dash reads a literal $ then a quote.
 		// Either way the word is not what it looks like.
-		b.WriteByte('$')
-		return true, nil
+		w.expansion("$")
+		return nil
 	case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 		for p.i < len(p.s) && (p.s[p.i] == '_' || p.s[p.i] >= 'a' && p.s[p.i] <= 'z' || p.s[p.i] >= 'A' && p.s[p.i] <= 'Z' || p.s[p.i] >= '0' && p.s[p.i] <= '9') {
 			p.i++
@@ -293,11 +353,16 @@ func (p *parser) dollar(b *strings.Builder, inDouble bool) (bool, error) {
 	case c >= '0' && c <= '9' || strings.IndexByte("@*#?-$!", c) >= 0:
 		p.i++
 	default:
-		b.WriteByte('$')
-		return false, nil
+		w.litByte('$')
+		return nil
 	}
-	b.WriteString(p.s[start:p.i])
-	return true, nil
+	switch written := p.s[start:p.i]; written {
+	case "$HOME", "${HOME}":
+		w.homeDir(written, !inDouble)
+	default:
+		w.expansion(written)
+	}
+	return nil
 }
 
 // skipTo moves past a ${…} or $(…) whose opening bracket is at p.i,
@@ -318,8 +383,8 @@ func (p *parser) skipTo(open, close byte) error {
 			p.i += end + 2
 			continue
 		case '"':
-			var discard strings.Builder
-			if err := p.doubleQuoted(&discard, &Word{}); err != nil {
+			var discard wordBuf
+			if err := p.doubleQuoted(&discard); err != nil {
 				return err
 			}
 			continue
@@ -338,7 +403,7 @@ func (p *parser) skipTo(open, close byte) error {
 }
 
 // backquoted moves past a `…` command substitution.
-func (p *parser) backquoted(b *strings.Builder) error {
+func (p *parser) backquoted(w *wordBuf) error {
 	start := p.i
 	p.i++
 	for p.i < len(p.s) {
@@ -348,7 +413,7 @@ func (p *parser) backquoted(b *strings.Builder) error {
 			continue
 		case '`':
 			p.i++
-			b.WriteString(p.s[start:p.i])
+			w.expansion(p.s[start:p.i])
 			return nil
 		}
 		p.i++

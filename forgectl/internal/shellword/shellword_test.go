@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // shells are the POSIX shells a hook command may meet: /bin/sh is what
@@ -50,7 +51,7 @@ func TestQuoteRoundTripsThroughRealShells(t *testing.T) {
 			if got := argv(t, sh, Quote(s)); !cmp.Equal(got, []string{s}) {
 				t.Errorf("%s: %q quoted as %s reads back as %q", sh, s, Quote(s), got)
 			}
-			if got, err := Parse("x " + Quote(s)); err != nil || len(got) != 1 || got[0][1] != (Word{s, true}) {
+			if got, err := Parse("x " + Quote(s)); err != nil || len(got) != 1 || got[0][1].Text != s || !got[0][1].Literal {
 				t.Errorf("Parse(Quote(%q)) = %v, %v", s, got, err)
 			}
 		}
@@ -100,8 +101,8 @@ func TestParseAgreesWithRealShells(t *testing.T) {
 }
 
 func TestParseCommandsAndExpansions(t *testing.T) {
-	lit := func(s string) Word { return Word{s, true} }
-	exp := func(s string) Word { return Word{s, false} }
+	lit := func(s string) Word { return Word{Text: s, Literal: true} }
+	exp := func(s string) Word { return Word{Text: s} }
 	for line, want := range map[string][][]Word{
 		"cd /x && forgectl resume snapshot --quiet": {{lit("cd"), lit("/x")}, {lit("forgectl"), lit("resume"), lit("snapshot"), lit("--quiet")}},
 		"a; b | c & d || e\nf":                      {{lit("a")}, {lit("b")}, {lit("c")}, {lit("d")}, {lit("e")}, {lit("f")}},
@@ -120,7 +121,7 @@ func TestParseCommandsAndExpansions(t *testing.T) {
 			t.Errorf("Parse(%q): %v", line, err)
 			continue
 		}
-		if d := cmp.Diff(want, got); d != "" {
+		if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Word{})); d != "" {
 			t.Errorf("Parse(%q) (-want +got):\n%s", line, d)
 		}
 	}
@@ -138,5 +139,59 @@ func TestParseErrors(t *testing.T) {
 	}
 	if _, err := Parse("cat <<EOF\nx\nEOF"); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("a here-document: %v", err)
+	}
+}
+
+// Expand resolves the home directory as real shells do, given HOME, and
+// refuses every other expansion.
+func TestExpandHome(t *testing.T) {
+	for _, home := range []string{"/home/alice", "/home/my user", `/tmp/it's "q" $x`} {
+		resolved := []string{
+			`~`, `~/x`, `"$HOME/nope/forgectl"`, `"${HOME}"/x`, `~/"a b"/c`, `"$HOME$HOME"`, `a"$HOME"`,
+			`'$HOME'/x`, `\~/x`, `"~/x"`, `a~/x`, `\$HOME`, `~/$`,
+		}
+		if !strings.ContainsAny(home, " \t\n*?[") {
+			resolved = append(resolved, `$HOME/x`, `${HOME}/x`, `$HOME$HOME`)
+		}
+		for _, word := range resolved {
+			cmds, err := Parse(word)
+			if err != nil || len(cmds) != 1 || len(cmds[0]) != 1 {
+				t.Fatalf("Parse(%q): %v, %v", word, cmds, err)
+			}
+			got, ok := cmds[0][0].Expand(home)
+			if !ok {
+				t.Errorf("%q with HOME=%q: not resolved", word, home)
+				continue
+			}
+			for _, sh := range shells(t) {
+				cmd := exec.Command(sh, "-c", `printf '%s\0' `+word)
+				if strings.HasSuffix(sh, "zsh") {
+					cmd = exec.Command(sh, "-f", "-c", `printf '%s\0' `+word)
+				}
+				cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+				out, err := cmd.Output()
+				if want := strings.TrimSuffix(string(out), "\x00"); err != nil || got != want {
+					t.Errorf("%s with HOME=%q expands %q to %q (%v); Expand gives %q", sh, home, word, want, err, got)
+				}
+			}
+		}
+		for _, word := range []string{`$X/x`, `"$X"/x`, `$(echo /x)`, "`echo /x`", `~root/x`, `${HOME:-/x}`, `*.go`, `$HOMEDIR/x`, `"$HOME"/*`, `$1/x`} {
+			cmds, err := Parse(word)
+			if err != nil || len(cmds) != 1 {
+				t.Fatalf("Parse(%q): %v, %v", word, cmds, err)
+			}
+			if got, ok := cmds[0][0].Expand(home); ok {
+				t.Errorf("%q resolved to %q", word, got)
+			}
+		}
+	}
+	// An unquoted $HOME is split and matched by sh: not told from the text
+	// when home holds a blank or a pattern character.
+	ws, _ := Parse(`$HOME/x`)
+	if got, ok := ws[0][0].Expand("/home/my user"); ok {
+		t.Errorf("an unquoted $HOME with a blank in home resolved to %q", got)
+	}
+	if got, ok := ws[0][0].Expand(""); ok {
+		t.Errorf("no home resolved to %q", got)
 	}
 }

@@ -78,6 +78,9 @@ type Checker struct {
 	// NoPrune reports FORGECTL_RESUME_NO_PRUNE being set, which makes a
 	// missing prune stamp expected.
 	NoPrune bool
+	// Home is the home directory, what sh makes of a ~ or $HOME in the
+	// hook's program when Claude Code runs it.
+	Home string
 }
 
 // Rows runs the check: one row each for the Stop hook, the snapshots, the
@@ -160,22 +163,31 @@ func (c Checker) hookRow() Row {
 		return row(Warn, fmt.Sprintf("no Stop hook in %s runs `resume snapshot` or `resume-snapshot` (project settings files do not count)", file), wire)
 	}
 	for _, h := range stop {
-		if prog, missing := MissingProgram(h); missing {
+		if prog, missing := MissingProgram(h, c.Home); missing {
 			return row(Warn, fmt.Sprintf("the Stop hook in %s runs %s, which is not an executable file", file, prog),
 				"point the hook at forgectl's absolute path (`command -v forgectl`)")
 		}
 	}
+	for _, h := range stop {
+		// Not "ok": what runs is the shell's to say, and may be nothing.
+		if written, _, ok := Program(h, c.Home); !ok && written != "" {
+			return row(Warn, fmt.Sprintf("the Stop hook in %s runs `%s`, whose program %s the shell expands at run time, so doctor cannot check that it exists", file, Display(h), written),
+				"point the hook at forgectl's absolute path (`command -v forgectl`); a leading ~ or $HOME is fine too")
+		}
+	}
 	msg := fmt.Sprintf("Stop hook in %s runs `%s`", file, Display(stop[0]))
-	if prog, ok := Program(stop[0]); ok && filepath.IsAbs(prog) {
+	if _, prog, ok := Program(stop[0], c.Home); ok && filepath.IsAbs(prog) {
 		msg += ", whose program is " + prog
 	}
 	return row(OK, msg, "")
 }
 
 // MissingProgram reports a hook whose program is an absolute path to no
-// executable file (an old install, say): it runs, fails, and looks wired.
-func MissingProgram(h settings.Hook) (string, bool) {
-	prog, ok := Program(h)
+// executable file (an old install, say), once a ~ or $HOME in it is
+// expanded against home: it runs, fails, and looks wired. prog is the
+// program as it runs.
+func MissingProgram(h settings.Hook, home string) (prog string, missing bool) {
+	_, prog, ok := Program(h, home)
 	if !ok || !filepath.IsAbs(prog) {
 		return prog, false
 	}
@@ -227,21 +239,25 @@ func RunsSnapshot(h settings.Hook) bool {
 }
 
 // Program is the program of the command in h that runs the snapshotter:
-// its first word after any NAME=value assignments. ok is false when there
-// is none, or when the shell would expand the word (a $HOME, a ~), so that
-// what runs cannot be told from the text.
-func Program(h settings.Hook) (string, bool) {
-	ws, ok, _ := snapshotCommand(h)
-	if !ok {
-		return "", false
+// its first word after any NAME=value assignments, as written (quotes
+// removed) and as it runs: a leading ~ and $HOME expanded against home as
+// sh expands them (shellword.Word.Expand; the exec form runs no shell and
+// expands nothing). ok is false when there is none (written is ""), or
+// when the shell would expand the word some other way ($VAR, $(…), a
+// glob), so that what runs cannot be told from the text.
+func Program(h settings.Hook, home string) (written, prog string, ok bool) {
+	ws, found, _ := snapshotCommand(h)
+	if !found {
+		return "", "", false
 	}
 	for _, w := range ws {
 		if !h.Exec && isAssignment(w) {
 			continue
 		}
-		return w.Text, w.Literal
+		prog, ok = w.Expand(home)
+		return w.Text, prog, ok
 	}
-	return "", false
+	return "", "", false
 }
 
 func isAssignment(w shellword.Word) bool {

@@ -131,7 +131,7 @@ func TestHookRow(t *testing.T) {
 		{"a quote in the path", fmt.Sprintf(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":%q}]}]}}`, "'/nowhere/it'\\''s/forgectl' resume snapshot"), Warn, "runs /nowhere/it's/forgectl, which is not"},
 		{"unterminated quote", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"'/opt/it's/forgectl' resume snapshot"}]}]}}`, Warn, "is not a command sh can run"},
 		{"exec form, absolute path that does not exist", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/nowhere/it's","args":["resume","snapshot"]}]}]}}`, Warn, "runs /nowhere/it's, which is not"},
-		{"a program the shell expands", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"$HOME/nowhere/forgectl resume snapshot"}]}]}}`, OK, "runs `$HOME/nowhere/forgectl resume snapshot`"},
+		{"a program the shell expands", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"$BIN/nowhere/forgectl resume snapshot"}]}]}}`, Warn, "whose program $BIN/nowhere/forgectl the shell expands at run time, so doctor cannot check that it exists"},
 		{"odd shapes elsewhere", `{"hooks":{"PreToolUse":"nonsense","Stop":[{"hooks":[{"type":"prompt","prompt":"x"},{"type":"command","command":"forgectl resume snapshot"}]}]}}`, OK, "Stop hook in"},
 	}
 	for _, tt := range tests {
@@ -346,24 +346,75 @@ func TestHookRowUnreadableSettings(t *testing.T) {
 }
 
 func TestProgram(t *testing.T) {
+	const home = "/home/alice"
 	for _, c := range []struct {
-		h    settings.Hook
-		prog string
-		ok   bool
+		h             settings.Hook
+		written, prog string
+		ok            bool
 	}{
-		{settings.Hook{Command: "'/a b/it'\\''s/forgectl' resume snapshot --quiet"}, "/a b/it's/forgectl", true},
-		{settings.Hook{Command: `"/a/say \"hi\"/forgectl" resume snapshot`}, `/a/say "hi"/forgectl`, true},
-		{settings.Hook{Command: `/a/back\\slash/forgectl resume snapshot`}, `/a/back\slash/forgectl`, true},
-		{settings.Hook{Command: "X=1 Y=2 /opt/forgectl resume snapshot"}, "/opt/forgectl", true},
-		{settings.Hook{Command: "cd /tmp && /opt/resume-snapshot"}, "/opt/resume-snapshot", true},
-		{settings.Hook{Command: `"$HOME/bin/forgectl" resume snapshot`}, "$HOME/bin/forgectl", false},
-		{settings.Hook{Command: "~/bin/forgectl resume snapshot"}, "~/bin/forgectl", false},
-		{settings.Hook{Command: "X=1=2", Exec: true, Args: []string{"resume", "snapshot"}}, "X=1=2", true},
-		{settings.Hook{Command: "say hi"}, "", false},
+		{settings.Hook{Command: "'/a b/it'\\''s/forgectl' resume snapshot --quiet"}, "/a b/it's/forgectl", "/a b/it's/forgectl", true},
+		{settings.Hook{Command: `"/a/say \"hi\"/forgectl" resume snapshot`}, `/a/say "hi"/forgectl`, `/a/say "hi"/forgectl`, true},
+		{settings.Hook{Command: `/a/back\\slash/forgectl resume snapshot`}, `/a/back\slash/forgectl`, `/a/back\slash/forgectl`, true},
+		{settings.Hook{Command: "X=1 Y=2 /opt/forgectl resume snapshot"}, "/opt/forgectl", "/opt/forgectl", true},
+		{settings.Hook{Command: "cd /tmp && /opt/resume-snapshot"}, "/opt/resume-snapshot", "/opt/resume-snapshot", true},
+		{settings.Hook{Command: `"$HOME/bin/forgectl" resume snapshot`}, "$HOME/bin/forgectl", home + "/bin/forgectl", true},
+		{settings.Hook{Command: `${HOME}/bin/forgectl resume snapshot`}, "${HOME}/bin/forgectl", home + "/bin/forgectl", true},
+		{settings.Hook{Command: "~/bin/forgectl resume snapshot"}, "~/bin/forgectl", home + "/bin/forgectl", true},
+		{settings.Hook{Command: "$BIN/forgectl resume snapshot"}, "$BIN/forgectl", "", false},
+		{settings.Hook{Command: "$(command -v forgectl) resume snapshot"}, "$(command -v forgectl)", "", false},
+		{settings.Hook{Command: "`command -v forgectl` resume snapshot"}, "`command -v forgectl`", "", false},
+		{settings.Hook{Command: "~bob/forgectl resume snapshot"}, "~bob/forgectl", "", false},
+		// The exec form runs no shell: nothing expands.
+		{settings.Hook{Command: "~/bin/forgectl", Exec: true, Args: []string{"resume", "snapshot"}}, "~/bin/forgectl", "~/bin/forgectl", true},
+		{settings.Hook{Command: "X=1=2", Exec: true, Args: []string{"resume", "snapshot"}}, "X=1=2", "X=1=2", true},
+		{settings.Hook{Command: "say hi"}, "", "", false},
 	} {
-		prog, ok := Program(c.h)
-		if prog != c.prog || ok != c.ok {
-			t.Errorf("Program(%+v) = %q, %v; want %q, %v", c.h, prog, ok, c.prog, c.ok)
+		written, prog, ok := Program(c.h, home)
+		if written != c.written || prog != c.prog || ok != c.ok {
+			t.Errorf("Program(%+v) = %q, %q, %v; want %q, %q, %v", c.h, written, prog, ok, c.written, c.prog, c.ok)
 		}
+	}
+}
+
+// doctor expands a leading ~ and $HOME in the hook's program against the
+// home, as sh does when Claude Code runs the hook, and checks the program;
+// a program sh expands in any other way is a warning that says it cannot
+// be checked, never ok.
+func TestHookRowExpandsHome(t *testing.T) {
+	for _, c := range []struct {
+		command  string
+		status   Status
+		contains string // HOMEDIR stands for the home
+	}{
+		{`"$HOME/nope/forgectl" resume snapshot --quiet`, Warn, "runs HOMEDIR/nope/forgectl, which is not an executable file"},
+		{`~/nope/forgectl resume snapshot --quiet`, Warn, "runs HOMEDIR/nope/forgectl, which is not an executable file"},
+		{`${HOME}/nope/forgectl resume snapshot --quiet`, Warn, "runs HOMEDIR/nope/forgectl, which is not an executable file"},
+		{`$HOME/nope/forgectl resume snapshot --quiet`, Warn, "runs HOMEDIR/nope/forgectl, which is not an executable file"},
+		{`~/bin/forgectl resume snapshot --quiet`, OK, "whose program is HOMEDIR/bin/forgectl"},
+		{`"$HOME/bin/forgectl" resume snapshot --quiet`, OK, "whose program is HOMEDIR/bin/forgectl"},
+		{`"${HOME}"/bin/forgectl resume snapshot --quiet`, OK, "whose program is HOMEDIR/bin/forgectl"},
+		{`$BIN/forgectl resume snapshot --quiet`, Warn, "whose program $BIN/forgectl the shell expands at run time, so doctor cannot check that it exists"},
+		{`"$(command -v forgectl)" resume snapshot --quiet`, Warn, "whose program $(command -v forgectl) the shell expands at run time"},
+		{"`command -v forgectl` resume snapshot --quiet", Warn, "whose program `command -v forgectl` the shell expands at run time"},
+		{`~bob/forgectl resume snapshot --quiet`, Warn, "whose program ~bob/forgectl the shell expands at run time"},
+		{`${HOME:-/opt}/forgectl resume snapshot --quiet`, Warn, "the shell expands at run time"},
+	} {
+		t.Run(c.command, func(t *testing.T) {
+			h := newHome(t)
+			home := filepath.Dir(h.claude.Root)
+			os.MkdirAll(filepath.Join(home, "bin"), 0o700)
+			os.WriteFile(filepath.Join(home, "bin", "forgectl"), []byte("#!/bin/sh\n"), 0o755)
+			cmd, _ := json.Marshal(c.command)
+			h.settings(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":` + string(cmd) + `}]}]}}`)
+			ch := h.checker()
+			ch.Home = home
+			r := find(t, ch.Rows(), "hook")
+			if want := strings.ReplaceAll(c.contains, "HOMEDIR", home); r.Status != c.status || !strings.Contains(r.Message, want) {
+				t.Fatalf("got %s %q; want %s %q", r.Status, r.Message, c.status, want)
+			}
+			if r.Status == Warn && !strings.Contains(r.Hint, "absolute path") {
+				t.Fatalf("hint %q", r.Hint)
+			}
+		})
 	}
 }
