@@ -93,3 +93,26 @@ func TestDamagedInput(t *testing.T) {
 		t.Error("reads after an error returned data")
 	}
 }
+
+// A record reads back as written, a changed byte does not, and reading one
+// allocates nothing: a warm listing reads one per session.
+func TestRecordAt(t *testing.T) {
+	b := AppendRecord(nil, []byte("payload of a record"))
+	b = append(b, "next"...)
+	s := string(b)
+	n, p, ok := RecordAt(s)
+	if !ok || p != "payload of a record" || s[n:] != "next" {
+		t.Fatalf("RecordAt = %d %q %v", n, p, ok)
+	}
+	bad := []byte(s)
+	bad[len(bad)-6] ^= 1
+	if _, _, ok := RecordAt(string(bad)); ok {
+		t.Error("a changed byte read back as the record")
+	}
+	if _, _, ok := RecordAt(s[:10]); ok {
+		t.Error("a cut record read back")
+	}
+	if a := testing.AllocsPerRun(100, func() { RecordAt(s) }); a != 0 {
+		t.Errorf("RecordAt allocates %v times a call", a)
+	}
+}

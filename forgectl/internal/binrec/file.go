@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unsafe"
 
 	"forgectl.dev/shared/fsutil"
 )
@@ -41,11 +42,16 @@ func RecordAt(s string) (framed int, payload string, ok bool) {
 	}
 	head := k + 4
 	payload = s[head : head+int(n)]
-	if CRC([]byte(payload)) != binary.LittleEndian.Uint32([]byte(s[k:head])) {
+	// Viewed, not converted: this runs for every record a warm listing
+	// looks up, and a conversion would copy each one.
+	if CRC(bytesOf(payload)) != binary.LittleEndian.Uint32(bytesOf(s[k:head])) {
 		return 0, "", false
 	}
 	return head + int(n), payload, true
 }
+
+// bytesOf views s as bytes, for reading only.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // Writer writes a cache file the way every forgectl cache is written: into
 // a temp file beside it, buffered, then renamed over it by Commit, so a
