@@ -27,7 +27,6 @@ func TestStopHookNeverOpensAFIFO(t *testing.T) {
 	fifos := []string{
 		filepath.Join(w.claude, "sessions", "4242.json"),
 		filepath.Join(store, idNamed+".json"),
-		filepath.Join(store, idHook+".lock"),
 		filepath.Join(store, ".capture-cache"),
 		filepath.Join(store, ".prune-stamp"),
 		filepath.Join(w.claude, "tasks", idNamed, "3.json"),
@@ -46,10 +45,20 @@ func TestStopHookNeverOpensAFIFO(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "captured "+idHook+" (no name): 1 task") {
 		t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
 	}
-	for _, f := range []string{fifos[0], fifos[1], fifos[5]} {
+	for _, f := range []string{fifos[0], fifos[1], fifos[4]} {
 		if !strings.Contains(r.stderr, f+": is a FIFO, not a regular file") {
 			t.Errorf("stderr does not name %s:\n%s", f, r.stderr)
 		}
+	}
+	// A FIFO at the hook session's snapshot lock: no lock is ever taken on
+	// what is not a regular file, so that capture is refused, naming it.
+	lock := filepath.Join(store, idHook+".lock")
+	os.Remove(lock)
+	if err := syscall.Mkfifo(lock, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.run(hookStdin(idHook, transcript)); r.code != 0 || !strings.Contains(r.stderr, lock+": is a FIFO, not a regular file") {
+		t.Errorf("a FIFO lock: exit %d, stderr %s", r.code, r.stderr)
 	}
 	if q := w.run(hookStdin(idHook, transcript), "--quiet"); q.code != 0 || q.stdout != "" || q.stderr != "" {
 		t.Errorf("--quiet: exit %d, stdout %q, stderr %q", q.code, q.stdout, q.stderr)
