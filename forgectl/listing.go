@@ -47,8 +47,6 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 	broken := 0
 	st, err := sessions.List(ctx, sessions.Options{
 		Harness:   a.harness(),
-		Claude:    a.claudePaths(),
-		Snapshots: snapstore.Store{Dir: fp.Snapshots()},
 		IndexPath: filepath.Join(fp.Cache(), "transcripts.idx"),
 		SkipTasks: !l.countTasks,
 		Home:      a.home,
@@ -102,8 +100,11 @@ func (a *app) projectsProblem() string {
 }
 
 // harness is the agent whose sessions are listed, searched and resumed:
-// Claude Code, the one harness forgectl has so far.
-func (a *app) harness() harness.Harness { return claude.New(a.claudePaths()) }
+// Claude Code, the one harness forgectl has so far, its rows joined with
+// forgectl's snapshots of its sessions.
+func (a *app) harness() harness.Harness {
+	return claude.New(a.claudePaths(), snapstore.Store{Dir: a.forgectlPaths().Snapshots()})
+}
 
 // matching lists the sessions filter selects.
 func (a *app) matching(ctx context.Context, o resumeOpts) ([]*harness.Session, error) {

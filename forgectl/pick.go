@@ -10,7 +10,6 @@ import (
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/picker"
-	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/exitcode"
 )
 
@@ -112,7 +111,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 		return nil, exit(exitcode.Failed)
 	}
 	s := *pi.s
-	if gone := sessions.Refresh(claude, &s); gone {
+	if gone := a.harness().Refresh(&s); gone {
 		a.errorf("session %s is no longer on disk (%s)", s.ID, s.Transcript)
 		a.hintf("run 'forgectl resume' again to pick from the sessions there are now")
 		return nil, exit(exitcode.Failed)

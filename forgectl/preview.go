@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
-	"forgectl.dev/forgectl/internal/sessions"
+	claudeh "forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/shared/paths"
 )
 
@@ -46,7 +46,7 @@ func preview(s *harness.Session, now time.Time, claude paths.Claude, width int, 
 	}
 	counts, source := s.Tasks, s.TasksSource
 	if source == "" {
-		counts, source = sessions.TaskCounts(claude, s.ID, s.Snapshot)
+		counts, source = claudeh.TaskCounts(claude, s.ID, s.Snapshot)
 	}
 	if counts.Total > 0 {
 		line("tasks", fmt.Sprintf("%d pending, %d in progress, %d completed (%s)", counts.Pending, counts.InProgress, counts.Completed, source))
