@@ -139,7 +139,7 @@ unit:
 # the listing and search use, as module:package:Target.
 # make test runs each briefly (their seed corpora also run in unit); make
 # fuzz runs each for FUZZTIME.
-FUZZ_TARGETS := forgectl:./internal/sessions/:FuzzIndex \
+FUZZ_TARGETS := forgectl:./internal/sessions/:FuzzIndex forgectl:./internal/harness/claude/:FuzzEntry \
 	forgectl:./internal/search/:FuzzCatalog forgectl:./internal/search/:FuzzSegment shared:./jsonl/:FuzzStringLit shared:./jsonl/:FuzzAppendString \
 	shared:./transcript/:FuzzClassify
 FUZZTIME ?= 60s

@@ -48,8 +48,6 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 	broken := 0
 	st, err := sessions.List(ctx, sessions.Options{
 		Harness:   a.harness(),
-		Claude:    a.claudePaths(),
-		Snapshots: snapstore.Store{Dir: fp.Snapshots()},
 		IndexPath: filepath.Join(fp.Cache(), "transcripts.idx"),
 		SkipTasks: !l.countTasks,
 		Home:      a.home,
@@ -114,11 +112,12 @@ func (a *app) projectsProblem() string {
 }
 
 // harness is the agent whose sessions are listed, searched and resumed:
-// Claude Code, the one harness forgectl has so far. Its tree is walked
-// once per invocation, however many listings and searches run.
+// Claude Code, the one harness forgectl has so far, its rows joined with
+// forgectl's snapshots of its sessions. Its tree is walked once per
+// invocation, however many listings and searches run.
 func (a *app) harness() harness.Harness {
 	if a.walked == nil {
-		a.walked = harness.WalkOnce(claude.New(a.claudePaths()))
+		a.walked = harness.WalkOnce(claude.New(a.claudePaths(), snapstore.Store{Dir: a.forgectlPaths().Snapshots()}))
 	}
 	return a.walked
 }

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/forgectl/internal/picker"
 	"forgectl.dev/forgectl/internal/render"
-	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/paths"
@@ -115,7 +115,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 		return nil, exit(exitcode.Failed)
 	}
 	s := *pi.s
-	if gone := sessions.Refresh(claude, &s); gone {
+	if gone := a.harness().Refresh(&s); gone {
 		a.errorf("session %s is no longer on disk (%s)", s.ID, s.Transcript)
 		a.hintf("run 'forgectl resume' again to pick from the sessions there are now")
 		return nil, exit(exitcode.Failed)
@@ -155,6 +155,6 @@ func (p pickItem) Row() string { return p.row }
 
 func (p pickItem) Preview(width int) string {
 	return render.Preview(p.s, p.now, width, p.kin, func(s *harness.Session) (tasks.Counts, string) {
-		return sessions.TaskCounts(p.claude, s.ID, s.Snapshot)
+		return claude.TaskCounts(p.claude, s.ID, s.Snapshot)
 	})
 }

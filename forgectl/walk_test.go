@@ -6,6 +6,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/harness/claude"
+	"forgectl.dev/shared/snapstore"
 )
 
 // walkCounter is Claude Code's harness, counting its walks.
@@ -30,7 +31,7 @@ func TestOneWalkPerInvocation(t *testing.T) {
 		{"resume", "ls"},
 	} {
 		a, _ := h.newTestApp(false, nil, nil)
-		wc := &walkCounter{Harness: claude.New(a.claudePaths())}
+		wc := &walkCounter{Harness: claude.New(a.claudePaths(), snapstore.Store{Dir: a.forgectlPaths().Snapshots()})}
 		a.walked = harness.WalkOnce(wc)
 		a.run(context.Background(), args)
 		if wc.walks != 1 {

@@ -1,14 +1,18 @@
 // Package harness is the boundary between forgectl and the coding agents
 // whose sessions it lists, searches and resumes. A harness (Claude Code,
 // in package claude below this one) says where its session files live and
-// how to walk them, and how to resume one of its sessions; the listing,
-// search, the picker and resume go through it, so a second agent is one
-// more package and one more line in the roster (package harnesses).
+// how to walk them, how a file becomes a row of the listing (joined with
+// whatever the agent keeps beside it, see Lister), what is hidden and why,
+// whether a session is live, and how to resume one of its sessions; the
+// listing, search, the picker and resume go through it, so a second agent
+// is one more package and one more line in the roster (package
+// harnesses).
 //
 // What stays common lives outside: the walk's order and the one walk per
-// invocation, the indexes and their freshness rule (internal/fresh), the
-// worker pool, search's index and query, rendering, filters and the exit
-// contract.
+// invocation, the indexes, their files and their freshness rule
+// (internal/fresh), the worker pool and the listing's window (package
+// sessions), repository names, search's index and query, rendering,
+// filters and the exit contract.
 package harness
 
 import (
@@ -38,6 +42,22 @@ type Harness interface {
 	// of tool calls and names, never tool output or what the agent injects.
 	// lastAt and earlier are what reading the file before offset found.
 	Text(sc *jsonl.Scanner, f *os.File, offset, size, lastAt int64, earlier []Message) (TextRead, error)
+	// Format is the version of what the harness's Lister stores in the
+	// listing's index (its Records and its aux section), below 1<<16. The
+	// engine folds it into the index's header: a change makes the next
+	// listing rebuild the index.
+	Format() uint64
+	// Open starts one listing of the agent's sessions (see Lister).
+	Open(opt OpenOptions) Lister
+	// Indexed makes the row of file f from its stored record alone,
+	// reading nothing else: shell completion's read of the index, which
+	// must answer within a keystroke. Identity, names, cwd and the hidden
+	// flag are filled in; ok is false for a record that does not decode.
+	Indexed(f *File, path string, old Stored) (s Session, ok bool)
+	// Refresh brings what can change between a listing and a resume up to
+	// date on s: whether it is live now. It reports a session whose files
+	// are gone.
+	Refresh(s *Session) (gone bool)
 	// ResumeArgs are the agent's arguments, after those of the launch
 	// profile, that resume s in place, or with fork branch a new session
 	// off it. The directory it runs in is s.Cwd.

@@ -18,6 +18,7 @@ import (
 	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/snapstore"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -30,7 +31,7 @@ type tree struct {
 func newTree(t *testing.T) *tree {
 	d := t.TempDir()
 	tr := &tree{t: t, projects: filepath.Join(d, "claude", "projects")}
-	tr.opt = Options{Harness: claude.New(paths.Claude{Root: filepath.Join(d, "claude")}), Dir: filepath.Join(d, "cache", "search")}
+	tr.opt = Options{Harness: claude.New(paths.Claude{Root: filepath.Join(d, "claude")}, snapstore.Store{}), Dir: filepath.Join(d, "cache", "search")}
 	return tr
 }
 

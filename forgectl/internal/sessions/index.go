@@ -12,35 +12,39 @@ import (
 
 	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/forgectl/internal/fresh"
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/fsutil"
-	"forgectl.dev/shared/lineage"
-	"forgectl.dev/shared/tasks"
-	"forgectl.dev/shared/transcript"
 )
 
-// The index caches what a listing learns of each transcript: its summary,
-// its sidecar title and its task counts, keyed by path and valid while the
-// file keeps its inode, size and mtime. It also folds in the prompt
-// history. It is a cache: any doubt (a format change, a record whose
-// checksum does not match, offsets out of bounds) means the record, or the
-// file, is rebuilt, never trusted.
+// The index caches what a listing learns of each session file, keyed by
+// path and valid while the file keeps its inode, size and mtime: the
+// engine stores the path and that stat, and the harness the rest (a
+// payload it alone decodes: for Claude Code the transcript's summary, its
+// sidecar title and its task counts). Beside the files' records it keeps
+// the harness's aux section (Claude Code's prompt history), which the
+// engine stores and maps but does not read. It is a cache: any doubt (a
+// format change, a record whose checksum does not match, offsets out of
+// bounds) means the record, or the file, is rebuilt, never trusted.
 //
 // The file is mapped, not read, and nothing is decoded up front: a listing
-// looks each transcript up in a sorted table of path hashes and copies out
-// and decodes just that record. So a warm listing of 100,000 sessions
-// neither builds a map of them nor holds their summaries. The mapping is
-// read only through storedIndex.read, and nothing decoded shares it: a
-// file truncated under the listing is then an error the listing recovers
-// from (see fsutil.Mapping), not a crash wherever a string of it is used.
+// looks each file up in a sorted table of path hashes and copies out and
+// decodes just that record. So a warm listing of 100,000 sessions neither
+// builds a map of them nor holds their summaries. The mapping is read only
+// through storedIndex.read, and nothing decoded shares it: a file
+// truncated under the listing is then an error the listing recovers from
+// (see fsutil.Mapping), not a crash wherever a string of it is used.
 //
-//	header   "FCTIX\n" uvarint(format)
-//	records  transcript records, then history records, each
-//	         uvarint(len) crc32c(payload, 4 bytes LE) payload; a payload
-//	         starts with its key (path, or session id)
+//	header   "FCTIX\n" uvarint(indexFormat<<16 | the harness's Format)
+//	records  file records, then aux records, then the aux state record,
+//	         each uvarint(len) crc32c(payload, 4 bytes LE) payload. A file
+//	         record's payload is string(path) uvarint(ino) varint(size)
+//	         varint(mtime ns) then the harness's; an aux record's is
+//	         string(key) then the harness's; the state record's is the
+//	         harness's alone
 //	tables   for each section n × (fnv64(key), offset of record) sorted
-//	trailer  transcripts table offset, count; history table offset, count;
-//	         history file state offset; crc32c of the tables and the
-//	         trailer's fields, all 8-byte LE but the crc; "FCTEND"
+//	trailer  files table offset, count; aux table offset, count; aux
+//	         state offset; crc32c of the tables and the trailer's fields,
+//	         all 8-byte LE but the crc; "FCTEND"
 
 const (
 	indexMagic    = "FCTIX\n"
@@ -49,160 +53,12 @@ const (
 	tableEntry    = 16
 )
 
-// indexFormat changes with the encoding below and with the parser's meaning.
-const indexFormat = 6<<16 | transcript.ParserVersion
+// indexFormat changes with the framing above; the harness's Format, folded
+// in below it, with what the harness stores.
+const indexFormat = 6
 
-// indexEntry is one transcript's record.
-type indexEntry struct {
-	fresh.File // the transcript as it was when read
-	Sum        transcript.Summary
-	// Sums are the checksums of the bytes before Sum.Offset that the
-	// summary was built from, which fresh.Decide checks before the file is
-	// read on from there.
-	Sums fresh.Sums
-	// Side is what the session's sidecar title file said, valid while the
-	// file keeps its size and mtime.
-	Side sideEntry
-	// Tasks caches the counts of the session's task list; nil when the
-	// listing did not count them.
-	Tasks *taskEntry
-}
-
-// sideEntry is a sidecar custom-title.json, read; Size is -1 when there is
-// none and Title "" when it names nobody.
-type sideEntry struct {
-	Size, MtimeNs int64
-	Title, By     string
-}
-
-// taskEntry caches the status counts of a task list directory, valid while
-// its *.json files keep the same names, sizes and mtimes. Claude Code
-// rewrites task files in place, so the directory's own mtime is not enough.
-type taskEntry struct {
-	Files  []taskFile
-	Counts tasks.Counts
-}
-
-type taskFile struct {
-	Name    string
-	Size    int64
-	MtimeNs int64
-}
-
-func (e *taskEntry) same(files []taskFile) bool {
-	if e == nil || len(e.Files) != len(files) {
-		return false
-	}
-	for i := range files {
-		if e.Files[i] != files[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// stamp is the entry as fresh.Decide judges it.
-func (e *indexEntry) stamp() *fresh.Stamp {
-	return &fresh.Stamp{File: e.File, Offset: e.Sum.Offset, Sums: e.Sums}
-}
-
-func summaryStrings(s *transcript.Summary) []*string {
-	return []*string{&s.SessionID, &s.Cwd, &s.LastCwd, &s.Relocated, &s.GitBranch, &s.Version,
-		&s.Entrypoint, &s.TeamName, &s.FirstPrompt, &s.LastPrompt, &s.LastHuman, &s.CustomTitle, &s.AgentName,
-		&s.AITitle, &s.SummaryText, &s.ContinuedIn,
-		&s.CopiedFrom, &s.CopiedBy, &s.ClearedAt, &s.ProcessSession}
-}
-
-func summaryInts(s *transcript.Summary) []*int64 {
-	return []*int64{&s.Offset, &s.LastUserOff, &s.LastUserLen}
-}
-
-func encodeEntry(e *binrec.Encoder, path string, ent *indexEntry) {
-	e.String(path)
-	e.Uint(ent.Ino)
-	e.Int(ent.Size)
-	e.Int(ent.MtimeNs)
-	e.Uint(uint64(ent.Sums.Head))
-	e.Uint(uint64(ent.Sums.Tail))
-	for _, f := range summaryStrings(&ent.Sum) {
-		e.String(*f)
-	}
-	for _, f := range summaryInts(&ent.Sum) {
-		e.Int(*f)
-	}
-	e.Int(int64(ent.Sum.Messages))
-	e.Int(int64(ent.Sum.BrokenLines))
-	e.Bool(ent.Sum.Sidechain)
-	e.Int(ent.Side.Size)
-	e.Int(ent.Side.MtimeNs)
-	e.String(ent.Side.Title)
-	e.String(ent.Side.By)
-	e.Bool(ent.Tasks != nil)
-	if te := ent.Tasks; te != nil {
-		e.Uint(uint64(len(te.Files)))
-		for _, f := range te.Files {
-			e.String(f.Name)
-			e.Int(f.Size)
-			e.Int(f.MtimeNs)
-		}
-		for _, n := range []int{te.Counts.Pending, te.Counts.InProgress, te.Counts.Completed, te.Counts.Total} {
-			e.Int(int64(n))
-		}
-	}
-}
-
-func decodeEntry(payload string) (string, *indexEntry, error) {
-	d := binrec.Decoder{S: payload}
-	path := d.String()
-	ent := &indexEntry{File: fresh.File{Ino: d.Uint(), Size: d.Int(), MtimeNs: d.Int()}}
-	ent.Sums = fresh.Sums{Head: uint32(d.Uint()), Tail: uint32(d.Uint())}
-	for _, f := range summaryStrings(&ent.Sum) {
-		*f = d.String()
-	}
-	for _, f := range summaryInts(&ent.Sum) {
-		*f = d.Int()
-	}
-	ent.Sum.Messages = int(d.Int())
-	ent.Sum.BrokenLines = int(d.Int())
-	ent.Sum.Sidechain = d.Bool()
-	ent.Side = sideEntry{Size: d.Int(), MtimeNs: d.Int(), Title: d.String(), By: d.String()}
-	if d.Bool() {
-		n := d.Count()
-		if d.Err() != nil {
-			return "", nil, d.Err()
-		}
-		te := &taskEntry{Files: make([]taskFile, n)}
-		for k := range te.Files {
-			te.Files[k] = taskFile{Name: d.String(), Size: d.Int(), MtimeNs: d.Int()}
-		}
-		te.Counts = tasks.Counts{Pending: int(d.Int()), InProgress: int(d.Int()), Completed: int(d.Int()), Total: int(d.Int())}
-		ent.Tasks = te
-	}
-	if d.Err() != nil {
-		return "", nil, d.Err()
-	}
-	if d.Rest() != 0 {
-		return "", nil, binrec.ErrCorrupt
-	}
-	if ent.Sum.Offset < 0 || ent.Sum.Offset > ent.Size {
-		return "", nil, binrec.ErrCorrupt
-	}
-	return path, ent, nil
-}
-
-// histEntry is one session's newest prompt in the prompt history.
-type histEntry struct {
-	LastAtMs int64  // epoch ms of the newest prompt
-	Last     string // its display text, one line
-}
-
-// histFile is how far the prompt history was read, and its /clear lines
-// (few), which tell a /clear continuation which session it continued
-// (see lineage.Decide).
-type histFile struct {
-	fresh.Stamp
-	Clears []lineage.ClearEvent
-}
+// formatOf is the header's format for a harness's index.
+func formatOf(h harness.Harness) uint64 { return indexFormat<<16 | h.Format() }
 
 func keyHash(k string) uint64 {
 	h := fnv.New64a()
@@ -216,11 +72,11 @@ type storedIndex struct {
 	m    *fsutil.Mapping
 	// data and the two tables share the mapping: read them only inside
 	// read.
-	data          string
-	files, hist   string
-	nFiles, nHist int
-	histState     histFile
-	shrunk        atomic.Bool // the file was truncated under the listing
+	data         string
+	files, aux   string
+	nFiles, nAux int
+	auxState     string      // a copy, as every payload handed out
+	shrunk       atomic.Bool // the file was truncated under the listing
 }
 
 // errShrunk is the index truncated while the listing read it.
@@ -264,15 +120,15 @@ func (ix *storedIndex) release() {
 func (ix *storedIndex) close() {
 	if ix.m != nil {
 		ix.m.Close()
-		ix.m, ix.data, ix.files, ix.hist, ix.nFiles, ix.nHist = nil, "", "", "", 0, 0
+		ix.m, ix.data, ix.files, ix.aux, ix.nFiles, ix.nAux = nil, "", "", "", 0, 0
 	}
 }
 
-// openIndex maps the index at path. A missing file, or one written by
-// another format, is an empty index and no error; a damaged one is an
-// empty index and an error saying so (the caller reports it once and the
-// listing rebuilds the file).
-func openIndex(path string) (*storedIndex, error) {
+// openIndex maps the index at path, written in format (see formatOf). A
+// missing file, or one written in another format, is an empty index and no
+// error; a damaged one is an empty index and an error saying so (the
+// caller reports it once and the listing rebuilds the file).
+func openIndex(path string, format uint64) (*storedIndex, error) {
 	if path == "" {
 		return &storedIndex{}, nil
 	}
@@ -292,7 +148,7 @@ func openIndex(path string) (*storedIndex, error) {
 	// read only inside ix.read.
 	m.Read(func(data string) { ix.data = data })
 	var why string
-	if err := ix.read(func() { why = ix.parse() }); err != nil {
+	if err := ix.read(func() { why = ix.parse(format) }); err != nil {
 		why = "it shrank while it was read"
 	}
 	switch why {
@@ -306,15 +162,15 @@ func openIndex(path string) (*storedIndex, error) {
 	return &storedIndex{}, fmt.Errorf("%s: the listing's index is damaged (%s); it is rebuilt", path, why)
 }
 
-// parse checks the mapped file and finds its tables and history state; it
+// parse checks the mapped file and finds its tables and aux state; it
 // returns why it is not a usable index, or "".
-func (ix *storedIndex) parse() string {
+func (ix *storedIndex) parse(format uint64) string {
 	data := ix.data
 	if len(data) < len(indexMagic) || data[:len(indexMagic)] != indexMagic {
 		return "not an index"
 	}
 	d := binrec.Decoder{S: data[len(indexMagic):]}
-	if d.Uint() != indexFormat || d.Err() != nil {
+	if d.Uint() != format || d.Err() != nil {
 		return "another format"
 	}
 	if len(data) < len(indexMagic)+trailerSize {
@@ -325,34 +181,23 @@ func (ix *storedIndex) parse() string {
 		return "no trailer"
 	}
 	u := func(k int) uint64 { return binary.LittleEndian.Uint64([]byte(t[8*k : 8*k+8])) }
-	filesOff, nFiles, histOff, nHist, stateOff := u(0), u(1), u(2), u(3), u(4)
+	filesOff, nFiles, auxOff, nAux, stateOff := u(0), u(1), u(2), u(3), u(4)
 	size := uint64(len(data) - trailerSize)
-	if nFiles > size/tableEntry || nHist > size/tableEntry ||
-		filesOff > size || filesOff+nFiles*tableEntry != histOff || histOff+nHist*tableEntry != size || stateOff >= filesOff {
+	if nFiles > size/tableEntry || nAux > size/tableEntry ||
+		filesOff > size || filesOff+nFiles*tableEntry != auxOff || auxOff+nAux*tableEntry != size || stateOff >= filesOff {
 		return "tables out of bounds"
 	}
 	sum := binrec.CRC([]byte(data[filesOff : len(data)-4-len(indexEndMagic)]))
 	if sum != binary.LittleEndian.Uint32([]byte(t[40:44])) {
 		return "tables fail their checksum"
 	}
-	ix.files, ix.nFiles = data[filesOff:histOff], int(nFiles)
-	ix.hist, ix.nHist = data[histOff:size], int(nHist)
+	ix.files, ix.nFiles = data[filesOff:auxOff], int(nFiles)
+	ix.aux, ix.nAux = data[auxOff:size], int(nAux)
 	state, err := ix.record(int64(stateOff))
 	if err != nil {
-		return "history state"
+		return "history state" // what --verbose has always called it
 	}
-	sd := binrec.Decoder{S: state}
-	ix.histState = histFile{Stamp: fresh.Stamp{File: fresh.File{Ino: sd.Uint(), Size: sd.Int(), MtimeNs: sd.Int()},
-		Offset: sd.Int(), Sums: fresh.Sums{Head: uint32(sd.Uint()), Tail: uint32(sd.Uint())}}}
-	if n := sd.Count(); sd.Err() == nil && n > 0 {
-		ix.histState.Clears = make([]lineage.ClearEvent, n)
-		for k := range ix.histState.Clears {
-			ix.histState.Clears[k] = lineage.ClearEvent{SessionID: sd.String(), AtMs: sd.Int()}
-		}
-	}
-	if sd.Err() != nil || sd.Rest() != 0 {
-		return "history state"
-	}
+	ix.auxState = state
 	return ""
 }
 
@@ -407,11 +252,24 @@ func tableAt(table string, i int) (uint64, int64) {
 	return binary.LittleEndian.Uint64([]byte(e[:8])), int64(binary.LittleEndian.Uint64([]byte(e[8:16])))
 }
 
-// lookup returns the record of the transcript at path and its offset, or
-// nil. A record that fails its checks counts as damaged and is not used;
-// so does every record of an index that shrank under the listing.
-func (ix *storedIndex) lookup(path string) (*indexEntry, int64) {
-	var found *indexEntry
+// fileRecord splits a file record's payload into the file's path, its stat
+// and the harness's payload.
+func fileRecord(payload string) (string, harness.Stored, error) {
+	d := binrec.Decoder{S: payload}
+	path := d.String()
+	f := fresh.File{Ino: d.Uint(), Size: d.Int(), MtimeNs: d.Int()}
+	if d.Err() != nil {
+		return "", harness.Stored{}, d.Err()
+	}
+	return path, harness.Stored{File: f, Payload: d.S, OK: true}, nil
+}
+
+// lookup returns the record of the file at path and its offset; the
+// record is not OK when there is none. A record that fails its checks
+// counts as damaged and is not used; so does every record of an index
+// that shrank under the listing.
+func (ix *storedIndex) lookup(path string) (harness.Stored, int64) {
+	var found harness.Stored
 	at := int64(-1)
 	ix.read(func() {
 		i, h := find(ix.files, ix.nFiles, path)
@@ -424,58 +282,61 @@ func (ix *storedIndex) lookup(path string) (*indexEntry, int64) {
 			if err != nil {
 				continue
 			}
-			p, ent, err := decodeEntry(payload)
+			p, rec, err := fileRecord(payload)
 			if err != nil || p != path {
 				continue
 			}
-			found, at = ent, off
+			found, at = rec, off
 			return
 		}
 	})
 	return found, at
 }
 
-// history returns a session's entry in the stored history; an error says
-// the index shrank under the listing, and with it what it held.
-func (ix *storedIndex) history(id string) (histEntry, bool, error) {
-	var e histEntry
+// auxRecord splits the aux record at off into its key and the harness's
+// payload.
+func (ix *storedIndex) auxRecord(off int64) (key, payload string, ok bool) {
+	rec, err := ix.record(off)
+	if err != nil {
+		return "", "", false
+	}
+	d := binrec.Decoder{S: rec}
+	key = d.String()
+	return key, d.S, d.Err() == nil
+}
+
+// State, Len, Get and Each are the aux section, as harness.Aux.
+
+func (ix *storedIndex) State() string { return ix.auxState }
+
+func (ix *storedIndex) Len() int { return ix.nAux }
+
+func (ix *storedIndex) Get(key string) (string, bool, error) {
+	var payload string
 	ok := false
 	err := ix.read(func() {
-		i, h := find(ix.hist, ix.nHist, id)
-		for ; i < ix.nHist; i++ {
-			kh, off := tableAt(ix.hist, i)
+		i, h := find(ix.aux, ix.nAux, key)
+		for ; i < ix.nAux; i++ {
+			kh, off := tableAt(ix.aux, i)
 			if kh != h {
 				break
 			}
-			if k, he, hok := ix.histRecord(off); hok && k == id {
-				e, ok = he, true
+			if k, p, rok := ix.auxRecord(off); rok && k == key {
+				payload, ok = p, true
 				return
 			}
 		}
 	})
-	return e, ok, err
+	return payload, ok, err
 }
 
-// histRecord decodes the history record at off.
-func (ix *storedIndex) histRecord(off int64) (string, histEntry, bool) {
-	payload, err := ix.record(off)
-	if err != nil {
-		return "", histEntry{}, false
-	}
-	d := binrec.Decoder{S: payload}
-	k := d.String()
-	e := histEntry{LastAtMs: d.Int(), Last: d.String()}
-	return k, e, d.Err() == nil && d.Rest() == 0
-}
-
-// eachHistory calls fn for every stored history entry, for a rewrite. fn
-// runs inside read: it must not keep reading the mapping itself.
-func (ix *storedIndex) eachHistory(fn func(id string, e histEntry)) error {
+// Each runs fn inside read: it must not read the mapping itself.
+func (ix *storedIndex) Each(fn func(key, payload string)) error {
 	return ix.read(func() {
-		for i := range ix.nHist {
-			_, off := tableAt(ix.hist, i)
-			if k, e, ok := ix.histRecord(off); ok {
-				fn(k, e)
+		for i := range ix.nAux {
+			_, off := tableAt(ix.aux, i)
+			if k, p, ok := ix.auxRecord(off); ok {
+				fn(k, p)
 			}
 		}
 	})
@@ -486,7 +347,7 @@ func (ix *storedIndex) eachHistory(fn func(id string, e histEntry)) error {
 type indexWriter struct {
 	out   *binrec.Writer
 	files []tableRow
-	hist  []tableRow
+	aux   []tableRow
 	enc   binrec.Encoder
 	// failed is an error that is not a write's (an old record that can no
 	// longer be copied): the index is not committed.
@@ -498,10 +359,10 @@ type tableRow struct {
 	off  int64
 }
 
-// newIndexWriter starts the next index at path; onExit registers the
-// removal of its temp file should the process be ended mid-listing (see
-// binrec.Create).
-func newIndexWriter(path string, onExit func(func()) func()) (*indexWriter, error) {
+// newIndexWriter starts the next index at path, in format; onExit
+// registers the removal of its temp file should the process be ended
+// mid-listing (see binrec.Create).
+func newIndexWriter(path string, format uint64, onExit func(func()) func()) (*indexWriter, error) {
 	out, err := binrec.Create(path, onExit)
 	if err != nil {
 		return nil, err
@@ -509,15 +370,19 @@ func newIndexWriter(path string, onExit func(func()) func()) (*indexWriter, erro
 	w := &indexWriter{out: out}
 	var e binrec.Encoder
 	e.B = append(e.B, indexMagic...)
-	e.Uint(indexFormat)
+	e.Uint(format)
 	out.Write(e.B)
 	return w, nil
 }
 
-// entry writes a transcript's record.
-func (w *indexWriter) entry(path string, ent *indexEntry) {
+// entry writes a file's record: its path and stat, then the harness's.
+func (w *indexWriter) entry(path string, f fresh.File, rec harness.Record) {
 	w.enc.B = w.enc.B[:0]
-	encodeEntry(&w.enc, path, ent)
+	w.enc.String(path)
+	w.enc.Uint(f.Ino)
+	w.enc.Int(f.Size)
+	w.enc.Int(f.MtimeNs)
+	rec.Encode(&w.enc)
 	w.files = append(w.files, tableRow{keyHash(path), w.out.Record(w.enc.B)})
 }
 
@@ -536,34 +401,22 @@ func (w *indexWriter) fail(err error) {
 	}
 }
 
-func (w *indexWriter) history(id string, e histEntry) {
+// Put writes an aux record, as harness.AuxWriter.
+func (w *indexWriter) Put(key string, payload []byte) {
 	w.enc.B = w.enc.B[:0]
-	w.enc.String(id)
-	w.enc.Int(e.LastAtMs)
-	w.enc.String(e.Last)
-	w.hist = append(w.hist, tableRow{keyHash(id), w.out.Record(w.enc.B)})
+	w.enc.String(key)
+	w.enc.B = append(w.enc.B, payload...)
+	w.aux = append(w.aux, tableRow{keyHash(key), w.out.Record(w.enc.B)})
 }
 
-// finish writes the history state, the tables and the trailer, and
-// renames the file into place.
-func (w *indexWriter) finish(state histFile) error {
+// finish writes the aux state, the tables and the trailer, and renames
+// the file into place.
+func (w *indexWriter) finish(state []byte) error {
 	if w.failed != nil {
 		w.out.Abandon()
 		return w.failed
 	}
-	w.enc.B = w.enc.B[:0]
-	w.enc.Uint(state.Ino)
-	w.enc.Int(state.Size)
-	w.enc.Int(state.MtimeNs)
-	w.enc.Int(state.Offset)
-	w.enc.Uint(uint64(state.Head))
-	w.enc.Uint(uint64(state.Tail))
-	w.enc.Uint(uint64(len(state.Clears)))
-	for _, c := range state.Clears {
-		w.enc.String(c.SessionID)
-		w.enc.Int(c.AtMs)
-	}
-	stateOff := w.out.Record(w.enc.B)
+	stateOff := w.out.Record(state)
 	crc := binrec.NewCRC()
 	var row [tableEntry]byte
 	table := func(rows []tableRow) int64 {
@@ -578,9 +431,9 @@ func (w *indexWriter) finish(state histFile) error {
 		return at
 	}
 	filesOff := table(w.files)
-	histOff := table(w.hist)
+	auxOff := table(w.aux)
 	var t [5 * 8]byte
-	for k, v := range []uint64{uint64(filesOff), uint64(len(w.files)), uint64(histOff), uint64(len(w.hist)), uint64(stateOff)} {
+	for k, v := range []uint64{uint64(filesOff), uint64(len(w.files)), uint64(auxOff), uint64(len(w.aux)), uint64(stateOff)} {
 		binary.LittleEndian.PutUint64(t[8*k:], v)
 	}
 	crc.Write(t[:])

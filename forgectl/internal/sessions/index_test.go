@@ -5,34 +5,46 @@ import (
 	"path/filepath"
 	"testing"
 
+	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/forgectl/internal/fresh"
-	"forgectl.dev/shared/tasks"
-	"forgectl.dev/shared/transcript"
+	"forgectl.dev/forgectl/internal/harness"
 	"github.com/google/go-cmp/cmp"
 )
 
-func sampleEntries() map[string]*indexEntry {
-	return map[string]*indexEntry{
-		"/p/a.jsonl": {File: fresh.File{Ino: 7, Size: 123456789012, MtimeNs: -5}, Sums: fresh.Sums{Head: 1, Tail: 2},
-			Sum: transcript.Summary{SessionID: "a", Cwd: "/é/x", FirstPrompt: "hi \x00 there", Messages: 3, BrokenLines: 1,
-				Sidechain: true, Offset: 99, LastUserOff: -1, LastUserLen: 1 << 40},
-			Side:  sideEntry{Size: 10, MtimeNs: 3, Title: "T", By: "user"},
-			Tasks: &taskEntry{Files: []taskFile{{Name: "1.json", Size: 10, MtimeNs: 1}}, Counts: tasks.Counts{Pending: 1, Total: 1}}},
-		"/p/b.jsonl": {Side: sideEntry{Size: -1}},
+// testFormat is the format the engine's own tests write: a harness's
+// number folded in as formatOf does.
+const testFormat = indexFormat<<16 | 0xfe
+
+// rawRecord is a harness's payload, opaque to the engine.
+type rawRecord string
+
+func (r rawRecord) Encode(e *binrec.Encoder) { e.B = append(e.B, r...) }
+
+func sampleRecords() map[string]harness.Stored {
+	return map[string]harness.Stored{
+		"/p/a.jsonl": {File: fresh.File{Ino: 7, Size: 123456789012, MtimeNs: -5}, Payload: "a harness's \x00 payload", OK: true},
+		"/p/b.jsonl": {Payload: "", OK: true},
 	}
 }
 
+func sampleAux() map[string]string {
+	return map[string]string{"a": "/rename x", "b": ""}
+}
+
+const sampleState = "how far the harness read"
+
 func writeSample(t testing.TB, p string) {
-	w, err := newIndexWriter(p, nil)
+	w, err := newIndexWriter(p, testFormat, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, ent := range sampleEntries() {
-		w.entry(path, ent)
+	for path, rec := range sampleRecords() {
+		w.entry(path, rec.File, rawRecord(rec.Payload))
 	}
-	w.history("a", histEntry{LastAtMs: 1795970509246, Last: "/rename x"})
-	w.history("b", histEntry{LastAtMs: 1, Last: ""})
-	if err := w.finish(histFile{Stamp: fresh.Stamp{File: fresh.File{Ino: 3, Size: 40, MtimeNs: 8}, Offset: 39, Sums: fresh.Sums{Head: 5, Tail: 6}}}); err != nil {
+	for k, v := range sampleAux() {
+		w.Put(k, []byte(v))
+	}
+	if err := w.finish([]byte(sampleState)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -40,47 +52,58 @@ func writeSample(t testing.TB, p string) {
 func TestIndexRoundTrip(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "idx")
 	writeSample(t, p)
-	ix, err := openIndex(p)
+	ix, err := openIndex(p, testFormat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A record copied into the next index unchanged decodes to the same
 	// entry there.
 	p2 := filepath.Join(t.TempDir(), "idx2")
-	w2, err := newIndexWriter(p2, nil)
+	w2, err := newIndexWriter(p2, testFormat, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, want := range sampleEntries() {
+	for path, want := range sampleRecords() {
 		got, off := ix.lookup(path)
-		if d := cmp.Diff(want, got, cmp.AllowUnexported(indexEntry{})); d != "" {
+		if d := cmp.Diff(want, got); d != "" {
 			t.Fatalf("%s: %s", path, d)
 		}
 		w2.copied(path, ix, off)
 	}
-	if err := w2.finish(ix.histState); err != nil {
+	if err := w2.finish([]byte(ix.State())); err != nil {
 		t.Fatal(err)
 	}
-	ix2, err := openIndex(p2)
+	ix2, err := openIndex(p2, testFormat)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, want := range sampleEntries() {
-		if got, _ := ix2.lookup(path); !cmp.Equal(want, got, cmp.AllowUnexported(indexEntry{})) {
+	for path, want := range sampleRecords() {
+		if got, _ := ix2.lookup(path); !cmp.Equal(want, got) {
 			t.Fatalf("%s: the copied record does not hold the entry: %+v", path, got)
 		}
 	}
-	if e, _ := ix.lookup("/p/missing.jsonl"); e != nil {
+	if e, _ := ix.lookup("/p/missing.jsonl"); e.OK {
 		t.Fatalf("found a record for a path never stored: %+v", e)
 	}
-	if e, ok, _ := ix.history("a"); !ok || e.LastAtMs != 1795970509246 || e.Last != "/rename x" {
-		t.Fatalf("history: %+v %v", e, ok)
+	for k, want := range sampleAux() {
+		if got, ok, err := ix.Get(k); !ok || err != nil || got != want {
+			t.Fatalf("aux %s: %q %v %v", k, got, ok, err)
+		}
 	}
-	if _, ok, _ := ix.history("c"); ok {
-		t.Fatal("history of a session never stored")
+	if _, ok, _ := ix.Get("c"); ok {
+		t.Fatal("an aux record never stored")
 	}
-	if ix.histState.Offset != 39 || ix.histState.Tail != 6 || ix.histState.MtimeNs != 8 {
-		t.Fatalf("history state: %+v", ix.histState)
+	got := map[string]string{}
+	if err := ix.Each(func(k, v string) { got[k] = v }); err != nil || !cmp.Equal(got, sampleAux()) || ix.Len() != len(got) {
+		t.Fatalf("each: %v %v (%d)", got, err, ix.Len())
+	}
+	if ix.State() != sampleState || ix2.State() != sampleState {
+		t.Fatalf("state: %q %q", ix.State(), ix2.State())
+	}
+	// Another harness's index (or another version of this one's) is no
+	// index at all: rebuilt silently.
+	if other, err := openIndex(p, testFormat+1); err != nil || other.nFiles != 0 {
+		t.Fatalf("another format: %d records, %v", other.nFiles, err)
 	}
 }
 
@@ -113,16 +136,26 @@ func TestIndexDamage(t *testing.T) {
 // checkDecodes opens the index at path and fails when any lookup returns
 // something that was never written.
 func checkDecodes(t testing.TB, name, path string) {
-	ix, _ := openIndex(path)
-	for k, want := range sampleEntries() {
-		if got, _ := ix.lookup(k); got != nil && !cmp.Equal(want, got, cmp.AllowUnexported(indexEntry{})) {
+	ix, _ := openIndex(path, testFormat)
+	for k, want := range sampleRecords() {
+		if got, _ := ix.lookup(k); got.OK && !cmp.Equal(want, got) {
 			t.Fatalf("%s: a damaged index returned a wrong record for %s: %+v", name, k, got)
 		}
 	}
-	if e, ok, _ := ix.history("a"); ok && (e.LastAtMs != 1795970509246 || e.Last != "/rename x") {
-		t.Fatalf("%s: a damaged index returned a wrong history entry: %+v", name, e)
+	aux := sampleAux()
+	for k, want := range aux {
+		if got, ok, _ := ix.Get(k); ok && got != want {
+			t.Fatalf("%s: a damaged index returned a wrong aux record: %q", name, got)
+		}
 	}
-	ix.eachHistory(func(string, histEntry) {})
+	ix.Each(func(k, v string) {
+		if want, ok := aux[k]; !ok || v != want {
+			t.Fatalf("%s: a damaged index holds a wrong aux record: %q %q", name, k, v)
+		}
+	})
+	if st := ix.State(); st != "" && st != sampleState {
+		t.Fatalf("%s: a damaged index returned a wrong state: %q", name, st)
+	}
 	ix.close()
 }
 

@@ -1,36 +1,40 @@
+// Package sessions is the listing's engine: it lists the sessions of a
+// harness (see package harness), newest first, through an index that
+// keeps what the last listing learnt of each file. It owns what every
+// harness shares: the walk's order, the worker pool, the window that
+// bounds how far the workers run ahead of a slow reader, the index file
+// (its framing, tables, mapping and damage handling, and the rule that
+// keeps a record while its file keeps its inode, size and mtime), and
+// the repository a row's cwd belongs to. What a file says, what a row is
+// joined with and what is hidden are the harness's.
+//
+// The listing streams: List stats every file, orders them newest first,
+// and hands each session on as soon as it is known, reading the newest
+// first when they are not in the index. So the first screen of a picker
+// never waits for the oldest transcript, and a listing holds no more than
+// a window of sessions at a time.
 package sessions
 
 import (
 	"context"
 	"errors"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
-	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/jsonl"
-	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/parallel"
-	"forgectl.dev/shared/paths"
-	"forgectl.dev/shared/registry"
-	"forgectl.dev/shared/snapstore"
 )
 
 // Options configures a listing.
 type Options struct {
-	// Harness is the agent whose sessions are listed: its walk and how
-	// its sessions resume.
+	// Harness is the agent whose sessions are listed: its walk, its rows
+	// and how its sessions resume.
 	Harness harness.Harness
-	// Claude is where Claude Code's registry, history and task lists are,
-	// which rows are joined with.
-	Claude    paths.Claude
-	Snapshots snapstore.Store
 	// IndexPath is the index file; "" disables it (every file is read).
 	IndexPath string
-	// Workers bounds parallel transcript reads; 0 means GOMAXPROCS.
+	// Workers bounds parallel file reads; 0 means GOMAXPROCS.
 	Workers int
 	// Home bounds the search for a repository: a .git at or above the home
 	// directory (a dotfiles repo) does not name the sessions below it.
@@ -38,8 +42,8 @@ type Options struct {
 	// SkipTasks leaves task counts out (TasksSource ""), for a caller that
 	// reads them for one session later: the picker's preview.
 	SkipTasks bool
-	// Paths, when not nil, lists just these transcripts instead of walking
-	// projects/ (search lists only its hits). The index is read, not
+	// Paths, when not nil, lists just these files instead of walking the
+	// harness's tree (search lists only its hits). The index is read, not
 	// written: it holds every session, and this listing saw a few.
 	Paths []string
 }
@@ -47,8 +51,8 @@ type Options struct {
 // Stats is what a listing did besides handing on sessions.
 type Stats struct {
 	Listed int // sessions handed on
-	// Scanned and Reused count transcripts read now and taken whole from
-	// the index.
+	// Scanned and Reused count files read now and taken whole from the
+	// index.
 	Scanned, Reused int
 	// Problems are per-file failures (a transcript that cannot be opened, a
 	// corrupt registry file, a damaged index). They never fail the listing.
@@ -79,16 +83,17 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	defer cancel()
 
 	// What every row is joined with is read while the tree is walked.
+	l := opt.Harness.Open(harness.OpenOptions{SkipTasks: opt.SkipTasks})
 	var ix *storedIndex
-	var hist *history
-	var ixErr, histErr error
-	var j *joins
+	var ixErr, auxErr error
+	var auxChanged bool
+	var joinProblems []error
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		ix, ixErr = openIndex(opt.IndexPath)
-		hist, histErr = readHistory(opt.Claude.History(), ix)
+		ix, ixErr = openIndex(opt.IndexPath, formatOf(opt.Harness))
+		auxChanged, auxErr = l.ReadAux(ix)
 	})
-	wg.Go(func() { j = readJoins(opt) })
+	wg.Go(func() { joinProblems = l.Join() })
 	var files []harness.File
 	var problems []error
 	var err error
@@ -102,15 +107,16 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	if err != nil {
 		return st, err
 	}
-	j.hist, j.files = hist, files
+	l.Begin(files)
 	st.Problems = append(st.Problems, problems...)
-	st.Problems = append(st.Problems, j.problems...)
-	for _, e := range []error{ixErr, histErr} {
+	st.Problems = append(st.Problems, joinProblems...)
+	for _, e := range []error{ixErr, auxErr} {
 		if e != nil {
 			st.Problems = append(st.Problems, e)
 		}
 	}
 
+	r := &rows{l: l, ix: ix, name: opt.Harness.Name(), repos: &repoCache{home: opt.Home, names: map[string]repoInfo{}}}
 	slots := make([]slot, len(files))
 	p := newPipe(len(files))
 	scanners := sync.Pool{New: func() any {
@@ -124,7 +130,7 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 				return
 			}
 			sc := scanners.Get().(*jsonl.Scanner)
-			slots[k] = j.row(sc, &files[k], ix, opt.SkipTasks)
+			slots[k] = r.row(sc, &files[k])
 			scanners.Put(sc)
 			p.finish(k)
 		})
@@ -132,7 +138,7 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	}()
 
 	var emitErr error
-	save := &indexSave{path: opt.IndexPath, ix: ix, ctx: parent}
+	save := &indexSave{path: opt.IndexPath, format: formatOf(opt.Harness), ix: ix, ctx: parent}
 	k := 0
 	for ; k < len(files); k++ {
 		if parent.Err() != nil || !p.await(k) {
@@ -167,7 +173,7 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	cancel()
 	p.wait()
 	if opt.IndexPath != "" && opt.Paths == nil {
-		if err := save.finish(files, slots, p.doneUpTo(), hist, ixErr != nil); err != nil {
+		if err := save.finish(files, slots, p.doneUpTo(), l, auxChanged || ixErr != nil); err != nil {
 			st.Problems = append(st.Problems, err)
 		}
 	} else if err := ix.failure(); err != nil {
@@ -183,136 +189,43 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	return st, emitErr
 }
 
-// slot is one transcript's outcome, made by a worker.
+// slot is one file's outcome, made by a worker.
 type slot struct {
 	sess    *harness.Session
-	ent     *indexEntry // the record to store, when it changed
-	rawAt   int64       // where the stored record is, when it did not; 0: none
-	scanned bool        // the transcript was read
-	stored  bool        // the index had a record for the path
+	rec     harness.Record // the record to store, when it changed
+	rawAt   int64          // where the stored record is, when it did not; 0: none
+	scanned bool           // the file was read
+	stored  bool           // the index had a record for the path
 	problem error
 }
 
-// joins is what rows are joined with besides their transcript.
-type joins struct {
-	harness  string // the harness's name, for each row
-	live     map[string]registry.Entry
-	snaps    map[string]*snapstore.Record
-	taskDirs map[string]bool
-	repos    *repoCache
-	hist     *history
-	claude   paths.Claude
-	problems []error
-	files    []harness.File // every transcript the walk found
-	idsOnce  sync.Once
-	ids      []string // their session ids, sorted, once a parent is looked up
-	// clears are the history's /clear lines in time order, made the first
-	// time a session with a lineage marker is decided.
-	clearsOnce sync.Once
-	clears     lineage.Clears
+// rows makes the listing's rows: the harness's, with what is common to
+// every harness filled in.
+type rows struct {
+	l     harness.Lister
+	ix    *storedIndex
+	name  string // the harness's, for each row
+	repos *repoCache
 }
 
-func readJoins(opt Options) *joins {
-	j := &joins{harness: opt.Harness.Name(), claude: opt.Claude, snaps: map[string]*snapstore.Record{},
-		repos: &repoCache{home: opt.Home, names: map[string]repoInfo{}}}
-	var rproblems []error
-	j.live, rproblems = liveSessions(opt.Claude.Registry())
-	j.problems = append(j.problems, rproblems...)
-	if opt.Snapshots.Dir != "" {
-		recs, sproblems := opt.Snapshots.All()
-		j.problems = append(j.problems, sproblems...)
-		for i := range recs {
-			j.snaps[recs[i].SessionID] = &recs[i]
-		}
-	}
-	if !opt.SkipTasks {
-		j.taskDirs = listDirs(opt.Claude.Tasks())
-	}
-	return j
-}
-
-// row summarises one transcript and makes its row.
-func (j *joins) row(sc *jsonl.Scanner, f *harness.File, ix *storedIndex, skipTasks bool) slot {
-	var sl slot
+// row looks file f up in the index and has the harness make its row.
+func (r *rows) row(sc *jsonl.Scanner, f *harness.File) slot {
 	path := f.Path() // once: the lookup, the reads and the row share it
-	old, off := ix.lookup(path)
-	sl.stored = old != nil
-	ent, scanned, err := summarise(sc, f, path, old)
-	sl.scanned = scanned
-	if err != nil {
-		sl.problem = err
-		return sl
-	}
-	ent, sl.problem = sidecar(f, path, ent)
-	s := build(f, path, ent)
-	s.Harness = j.harness
-	if rec := j.snaps[s.ID]; rec != nil {
-		s.Snapshot = rec
-		if derivedName(s.NameSource) && rec.Name != "" {
-			s.Name, s.NameSource = rec.Name, "snapshot"
-		}
-	}
-	if !skipTasks {
-		var te *taskEntry
-		var tp error
-		s.Tasks, s.TasksSource, te, tp = countTasks(j.claude, j.taskDirs, ent.Tasks, s.ID, s.Snapshot)
-		if tp != nil {
-			sl.problem = errors.Join(sl.problem, tp)
-		}
-		if te != ent.Tasks {
-			if ent == old {
-				next := *old
-				ent = &next
-			}
-			ent.Tasks = te
-		}
-	}
-	if e, ok := j.live[s.ID]; ok {
-		s.Live, s.Pid, s.Tmux, s.Status, s.LiveState = true, e.Pid, e.Tmux, e.Status, registry.Check(e)
-		if derivedName(s.NameSource) && e.UserNamed() {
-			s.Name, s.NameSource = e.Name, "registry"
-		}
-	}
-	if h, ok := j.hist.get(s.ID); ok {
-		s.LastPromptAt = time.UnixMilli(h.LastAtMs).UTC()
-		if s.LastPrompt == "" {
-			s.LastPrompt = h.Last
-		}
-	}
-	s.Repo, s.CwdExists = j.repos.repo(s.Cwd)
-	if m := ent.Sum.Marks; m != (lineage.Marks{}) {
-		j.setLineage(&s, m)
-	}
-	sl.sess = &s
-	if ent == old {
+	old, off := r.ix.lookup(path)
+	res := r.l.Row(sc, f, path, old)
+	sl := slot{stored: old.OK, scanned: res.Scanned, problem: res.Problem}
+	switch {
+	case res.Keep && old.OK:
 		sl.rawAt = off
-	} else {
-		sl.ent = ent
+	case res.Record != nil:
+		sl.rec = res.Record
+	}
+	if s := res.Session; s != nil {
+		s.Harness = r.name
+		s.Repo, s.CwdExists = r.repos.repo(s.Cwd)
+		sl.sess = s
 	}
 	return sl
-}
-
-// setLineage decides the session's parent from its transcript's markers
-// and the history's /clear lines (see lineage.Decide); a parent exists
-// when the walk found its transcript. Few sessions carry a marker, so the
-// set of listed ids is made the first time one does.
-func (j *joins) setLineage(s *harness.Session, m lineage.Marks) {
-	j.clearsOnce.Do(func() { j.clears = lineage.NewClears(j.hist.file.Clears) })
-	l := lineage.Decide(lineage.Node{ID: s.ID, Marks: m}, j.clears)
-	if l.Parent == "" {
-		return
-	}
-	j.idsOnce.Do(func() {
-		// Sorted substrings of the names: at 100,000 sessions a map of
-		// them cost the listing a fifth of its heap.
-		j.ids = make([]string, len(j.files))
-		for k := range j.files {
-			j.ids[k] = strings.TrimSuffix(j.files[k].Name, ".jsonl")
-		}
-		sort.Strings(j.ids)
-	})
-	i := sort.SearchStrings(j.ids, l.Parent)
-	s.ParentID, s.Relation, s.ParentExists = l.Parent, l.Relation, i < len(j.ids) && j.ids[i] == l.Parent
 }
 
 // indexSave writes the next index as the listing goes, record by record
@@ -321,6 +234,7 @@ func (j *joins) setLineage(s *harness.Session, m lineage.Marks) {
 // listing the index is read, never written.
 type indexSave struct {
 	path    string
+	format  uint64
 	ix      *storedIndex
 	w       *indexWriter // nil until something changed
 	taken   int          // slots before it were handed to take
@@ -337,7 +251,7 @@ func (s *indexSave) take(files []harness.File, slots []slot, k int) {
 	if sl.stored {
 		s.stored++
 	}
-	if sl.ent != nil || (sl.stored && sl.rawAt == 0) {
+	if sl.rec != nil || (sl.stored && sl.rawAt == 0) {
 		s.changed = true
 	}
 	if s.changed && s.w == nil && s.err == nil {
@@ -352,7 +266,7 @@ func (s *indexSave) take(files []harness.File, slots []slot, k int) {
 // open starts the rewrite, writing the slots taken so far.
 func (s *indexSave) open(files []harness.File, slots []slot, upTo int) {
 	// A second Ctrl-C may end the process in the middle of the listing.
-	s.w, s.err = newIndexWriter(s.path, func(fn func()) func() { return interrupt.OnExit(s.ctx, fn) })
+	s.w, s.err = newIndexWriter(s.path, s.format, func(fn func()) func() { return interrupt.OnExit(s.ctx, fn) })
 	if s.err != nil {
 		return
 	}
@@ -363,21 +277,22 @@ func (s *indexSave) open(files []harness.File, slots []slot, upTo int) {
 
 func (s *indexSave) put(files []harness.File, slots []slot, k int) {
 	switch sl := &slots[k]; {
-	case sl.ent != nil:
-		s.w.entry(files[k].Path(), sl.ent)
+	case sl.rec != nil:
+		s.w.entry(files[k].Path(), files[k].File, sl.rec)
 	case sl.rawAt != 0:
 		s.w.copied(files[k].Path(), s.ix, sl.rawAt)
 	}
-	slots[k].ent, slots[k].rawAt = nil, 0
+	slots[k].rec, slots[k].rawAt = nil, 0
 }
 
 // finish writes what was not taken (slots the listing, stopped early, did
 // not reach: their stored records are kept when still valid), the
-// history, and renames the new index into place; or leaves the old one
-// when nothing changed. An index that shrank under the listing is not
-// rewritten: the records it kept cannot be copied, and the next listing
-// finds it damaged and rebuilds it.
-func (s *indexSave) finish(files []harness.File, slots []slot, done int, hist *history, damaged bool) error {
+// harness's aux section, and renames the new index into place; or leaves
+// the old one when nothing changed (changed says the aux section did, or
+// the old index was damaged). An index that shrank under the listing is
+// not rewritten: the records it kept cannot be copied, and the next
+// listing finds it damaged and rebuilds it.
+func (s *indexSave) finish(files []harness.File, slots []slot, done int, l harness.Lister, changed bool) error {
 	if err := s.ix.failure(); err != nil {
 		s.abandon()
 		return err
@@ -387,9 +302,9 @@ func (s *indexSave) finish(files []harness.File, slots []slot, done int, hist *h
 	}
 	for k := s.taken; k < len(files); k++ {
 		sl := &slots[k]
-		if k >= done && sl.ent == nil {
-			if old, off := s.ix.lookup(files[k].Path()); old != nil {
-				if old.stamp().Same(files[k].File) {
+		if k >= done && sl.rec == nil {
+			if old, off := s.ix.lookup(files[k].Path()); old.OK {
+				if old.File == files[k].File {
 					sl.rawAt, sl.stored = off, true
 				} else {
 					s.changed = true // dropped: read whole next time
@@ -402,7 +317,7 @@ func (s *indexSave) finish(files []harness.File, slots []slot, done int, hist *h
 		}
 	}
 	if s.w == nil {
-		if !s.changed && !damaged && !hist.changed && s.stored == s.ix.nFiles {
+		if !s.changed && !changed && s.stored == s.ix.nFiles {
 			return nil
 		}
 		s.open(files, slots, len(files))
@@ -410,7 +325,8 @@ func (s *indexSave) finish(files []harness.File, slots []slot, done int, hist *h
 			return s.err
 		}
 	}
-	if err := hist.write(s.w, files); err != nil {
+	state, err := l.WriteAux(s.w, files)
+	if err != nil {
 		s.abandon()
 		return err
 	}
@@ -418,7 +334,7 @@ func (s *indexSave) finish(files []harness.File, slots []slot, done int, hist *h
 		s.abandon() // it shrank while the last records were copied
 		return err
 	}
-	return s.w.finish(hist.file)
+	return s.w.finish(state)
 }
 
 // abandon drops the rewrite, if one was started.
@@ -515,19 +431,21 @@ func (p *pipe) doneUpTo() int {
 	return k
 }
 
-// Indexed hands fn a session for every transcript the index holds, as the
-// last listing left it, without looking at the transcripts: no walk, no
-// registry, no history. Shell completion reads it, which must answer
-// within a keystroke; a session deleted since the last listing can still
-// be offered, and one started since is not. Only identity, names, cwd,
-// repo and the hidden flag are filled in. It reports how many it handed on.
+// Indexed hands fn a session for every file the index holds, as the last
+// listing left it, without looking at the files: no walk, no registry, no
+// history. Shell completion reads it, which must answer within a
+// keystroke; a session deleted since the last listing can still be
+// offered, and one started since is not. Only identity, names, cwd, repo
+// and the hidden flag are filled in (see harness.Harness.Indexed). It
+// reports how many it handed on.
 func Indexed(opt Options, fn func(*harness.Session)) (int, error) {
-	ix, err := openIndex(opt.IndexPath)
+	ix, err := openIndex(opt.IndexPath, formatOf(opt.Harness))
 	if err != nil {
 		return 0, err
 	}
 	defer ix.close()
 	n := 0
+	name := opt.Harness.Name()
 	repos := &repoCache{home: opt.Home, names: map[string]repoInfo{}}
 	for i := range ix.nFiles {
 		var payload string
@@ -541,15 +459,18 @@ func Indexed(opt Options, fn func(*harness.Session)) (int, error) {
 		if err != nil {
 			continue
 		}
-		path, ent, err := decodeEntry(payload)
+		path, old, err := fileRecord(payload)
 		if err != nil {
 			continue
 		}
-		dir, name := filepath.Split(path)
+		dir, base := filepath.Split(path)
 		dir = filepath.Clean(dir)
-		f := harness.File{Dir: &dir, Name: name, File: ent.File}
-		s := build(&f, path, ent)
-		s.Harness = opt.Harness.Name()
+		f := harness.File{Dir: &dir, Name: base, File: old.File}
+		s, ok := opt.Harness.Indexed(&f, path, old)
+		if !ok {
+			continue
+		}
+		s.Harness = name
 		s.Repo, s.CwdExists = repos.repo(s.Cwd)
 		fn(&s)
 		n++

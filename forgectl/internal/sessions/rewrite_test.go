@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"forgectl.dev/forgectl/internal/harness/claude"
 )
 
 // A transcript changed other than by appending lists what it now says,
@@ -59,7 +57,7 @@ func TestRewritesListWhatTheFileSays(t *testing.T) {
 				prompts := 1 + dp.before + dp.after
 				then := time.Now().Add(-time.Hour)
 				p := f.transcript(repo, "s1", then, lines(oldTitle)...)
-				res, err := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+				res, err := listAll(f.options(idx))
 				if err != nil || len(res.Sessions) != 1 || res.Sessions[0].Name != oldTitle {
 					t.Fatalf("before: %v %+v", err, res.Sessions)
 				}
@@ -75,7 +73,7 @@ func TestRewritesListWhatTheFileSays(t *testing.T) {
 				}
 				later := then.Add(time.Minute)
 				os.Chtimes(p, later, later)
-				res, err = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+				res, err = listAll(f.options(idx))
 				if err != nil || len(res.Sessions) != 1 || res.Sessions[0].Name != sh.title || res.Sessions[0].Messages != prompts {
 					t.Fatalf("after: %v %+v", err, res.Sessions)
 				}
@@ -83,7 +81,7 @@ func TestRewritesListWhatTheFileSays(t *testing.T) {
 				fh, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 				fh.WriteString(`{"type":"custom-title","customTitle":"Appended title","sessionId":"s1"}` + "\n")
 				fh.Close()
-				res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+				res, _ = listAll(f.options(idx))
 				if res.Scanned != 1 || res.Sessions[0].Name != "Appended title" || res.Sessions[0].Messages != prompts {
 					t.Fatalf("append after the rewrite: scanned %d %+v", res.Scanned, res.Sessions[0])
 				}
@@ -102,14 +100,14 @@ func TestHistoryRewrittenInPlace(t *testing.T) {
 	f.transcript(repo, "s1", time.Now(), row(repo, "s1", "main", "cli", "hi"))
 	os.MkdirAll(filepath.Dir(f.claude.History()), 0o700)
 	os.WriteFile(f.claude.History(), []byte(`{"display":"old prompt","timestamp":1795970000000,"project":"/x","sessionId":"s1"}`+"\n"), 0o600)
-	res, _ := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+	res, _ := listAll(f.options(idx))
 	if res.Sessions[0].LastPromptAt.UnixMilli() != 1795970000000 {
 		t.Fatalf("before: %v", res.Sessions[0].LastPromptAt)
 	}
 	fh, _ := os.OpenFile(f.claude.History(), os.O_WRONLY|os.O_TRUNC, 0)
 	fh.WriteString(`{"display":"a rewritten, longer line","timestamp":1795960000000,"project":"/x","sessionId":"s1"}` + "\n")
 	fh.Close()
-	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+	res, _ = listAll(f.options(idx))
 	if got := res.Sessions[0].LastPromptAt.UnixMilli(); got != 1795960000000 {
 		t.Fatalf("after the rewrite the history says %d", got)
 	}
@@ -119,7 +117,7 @@ func TestHistoryRewrittenInPlace(t *testing.T) {
 	fh.Close()
 	later := time.Now().Add(time.Minute)
 	os.Chtimes(f.claude.History(), later, later)
-	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+	res, _ = listAll(f.options(idx))
 	if got := res.Sessions[0].LastPromptAt.UnixMilli(); got != 1795950000000 {
 		t.Fatalf("after a same-size rewrite the history says %d", got)
 	}

@@ -13,6 +13,7 @@ import (
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/snapstore"
 )
 
 func truncateFile(t *testing.T, p string, size int64) {
@@ -29,28 +30,28 @@ func truncateFile(t *testing.T, p string, size int64) {
 func TestIndexTruncatedWhileMapped(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "idx")
 	writeSample(t, p)
-	ix, err := openIndex(p)
+	ix, err := openIndex(p, testFormat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.close()
-	if e, _ := ix.lookup("/p/a.jsonl"); e == nil {
+	if e, _ := ix.lookup("/p/a.jsonl"); !e.OK {
 		t.Fatal("no record before the truncation")
 	}
 	truncateFile(t, p, 0)
-	if e, _ := ix.lookup("/p/a.jsonl"); e != nil {
+	if e, _ := ix.lookup("/p/a.jsonl"); e.OK {
 		t.Fatalf("a record from a truncated index: %+v", e)
 	}
-	if _, _, err := ix.history("a"); !errors.Is(err, errShrunk) {
-		t.Fatalf("history: %v", err)
+	if _, _, err := ix.Get("a"); !errors.Is(err, errShrunk) {
+		t.Fatalf("aux Get: %v", err)
 	}
-	if err := ix.eachHistory(func(string, histEntry) {}); !errors.Is(err, errShrunk) {
-		t.Fatalf("eachHistory: %v", err)
+	if err := ix.Each(func(string, string) {}); !errors.Is(err, errShrunk) {
+		t.Fatalf("aux Each: %v", err)
 	}
 	if err := ix.failure(); !errors.Is(err, errShrunk) || !strings.Contains(err.Error(), p) {
 		t.Fatalf("failure: %v", err)
 	}
-	n, err := Indexed(Options{Harness: claude.New(paths.Claude{}), IndexPath: p}, func(*harness.Session) {})
+	n, err := Indexed(Options{Harness: claude.New(paths.Claude{}, snapstore.Store{}), IndexPath: p}, func(*harness.Session) {})
 	if n != 0 || err == nil {
 		t.Fatalf("Indexed over the truncated file: %d, %v", n, err)
 	}
@@ -87,7 +88,7 @@ func TestListingIndexTruncatedWhileListing(t *testing.T) {
 		}
 	}
 	for round, cut := range []int64{0, 4096} {
-		res, err := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+		res, err := listAll(f.options(idx))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +105,7 @@ func TestListingIndexTruncatedWhileListing(t *testing.T) {
 		// The next listing maps it; the first row handed on cuts it.
 		var rows []harness.Session
 		cutDone := false
-		st, err := List(t.Context(), Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx}, func(s *harness.Session) error {
+		st, err := List(t.Context(), f.options(idx), func(s *harness.Session) error {
 			if !cutDone {
 				truncateFile(t, idx, cut)
 				cutDone = true
@@ -125,7 +126,7 @@ func TestListingIndexTruncatedWhileListing(t *testing.T) {
 			}
 		}
 		// The next finds the index damaged and rebuilds it.
-		res, err = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+		res, err = listAll(f.options(idx))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +139,7 @@ func TestListingIndexTruncatedWhileListing(t *testing.T) {
 				t.Errorf("history lost: %+v", s)
 			}
 		}
-		res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+		res, _ = listAll(f.options(idx))
 		if len(res.Problems) != 0 || res.Scanned != 0 {
 			t.Errorf("rebuilt: scanned %d, problems %v", res.Scanned, res.Problems)
 		}

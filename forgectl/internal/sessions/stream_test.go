@@ -11,6 +11,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/harness/claude"
+	"forgectl.dev/shared/snapstore"
 )
 
 func manyTranscripts(t *testing.T, f *fixture, n int) {
@@ -33,7 +34,7 @@ func TestListStreamsNewestFirstAndStops(t *testing.T) {
 	manyTranscripts(t, f, 60)
 	idx := filepath.Join(f.home, "idx")
 	var got []string
-	st, err := List(context.Background(), Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx, Workers: 2}, func(s *harness.Session) error {
+	st, err := List(context.Background(), Options{Harness: claude.New(f.claude, snapstore.Store{}), IndexPath: idx, Workers: 2}, func(s *harness.Session) error {
 		got = append(got, s.ID)
 		if len(got) == 5 {
 			return ErrStop
@@ -48,7 +49,7 @@ func TestListStreamsNewestFirstAndStops(t *testing.T) {
 			t.Fatalf("row %d is %s, want %s (newest first)", k, id, want)
 		}
 	}
-	res, err := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+	res, err := listAll(f.options(idx))
 	if err != nil || len(res.Sessions) != 60 || res.Reused < 5 || res.Reused+res.Scanned != 60 {
 		t.Fatalf("after a stopped listing: %v, %d sessions, %d reused, %d scanned", err, len(res.Sessions), res.Reused, res.Scanned)
 	}
@@ -57,7 +58,7 @@ func TestListStreamsNewestFirstAndStops(t *testing.T) {
 			t.Fatalf("row %d is newer than row %d", k, k-1)
 		}
 	}
-	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+	res, _ = listAll(f.options(idx))
 	if res.Reused != 60 || res.Scanned != 0 {
 		t.Fatalf("warm: %d reused, %d scanned", res.Reused, res.Scanned)
 	}
@@ -65,11 +66,11 @@ func TestListStreamsNewestFirstAndStops(t *testing.T) {
 	p := filepath.Join(f.claude.Projects())
 	matches, _ := filepath.Glob(filepath.Join(p, "*", "s0059.jsonl"))
 	os.Remove(matches[0])
-	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+	res, _ = listAll(f.options(idx))
 	if len(res.Sessions) != 59 || res.Sessions[0].ID != "s0058" {
 		t.Fatalf("after a delete: %d sessions, first %s", len(res.Sessions), res.Sessions[0].ID)
 	}
-	ix, err := openIndex(idx)
+	ix, err := openIndex(idx, formatOf(f.options("").Harness))
 	if err != nil || ix.nFiles != 59 {
 		t.Fatalf("the index keeps %d records (%v)", ix.nFiles, err)
 	}
@@ -81,13 +82,13 @@ func TestListErrors(t *testing.T) {
 	f := newFixture(t)
 	manyTranscripts(t, f, 20)
 	boom := errors.New("stdout is closed")
-	st, err := List(context.Background(), Options{Harness: claude.New(f.claude), Claude: f.claude}, func(*harness.Session) error { return boom })
+	st, err := List(context.Background(), f.options(""), func(*harness.Session) error { return boom })
 	if err != boom || st.Listed != 1 {
 		t.Fatalf("emit error: %v, %d listed", err, st.Listed)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	_, err = List(ctx, Options{Harness: claude.New(f.claude), Claude: f.claude, Workers: 1}, func(*harness.Session) error {
+	_, err = List(ctx, Options{Harness: claude.New(f.claude, snapstore.Store{}), Workers: 1}, func(*harness.Session) error {
 		n++
 		if n == 3 {
 			cancel()

@@ -10,6 +10,7 @@ import (
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/paths"
+	"forgectl.dev/shared/snapstore"
 
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/transcript"
@@ -28,7 +29,7 @@ func extractAll(t *testing.T, lines ...string) []harness.Message {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	r, err := New(paths.Claude{}).Text(jsonl.NewScanner(nil, 0), f, 0, st.Size(), 0, nil)
+	r, err := New(paths.Claude{}, snapstore.Store{}).Text(jsonl.NewScanner(nil, 0), f, 0, st.Size(), 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

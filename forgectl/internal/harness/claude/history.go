@@ -1,4 +1,4 @@
-package sessions
+package claude
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/fsutil"
@@ -29,7 +30,7 @@ type history struct {
 	path    string
 	file    histFile
 	fresh   map[string]histEntry
-	stored  *storedIndex // nil when the stored entries no longer count
+	stored  harness.Aux // nil when the stored entries no longer count
 	changed bool
 	// whole is the history read from the start, for when the index
 	// shrank under the listing and its entries went with it.
@@ -37,14 +38,19 @@ type history struct {
 	whole     map[string]histEntry
 }
 
-// readHistory brings the history up to date with the file at path.
-func readHistory(path string, ix *storedIndex) (*history, error) {
-	h := &history{path: path, fresh: map[string]histEntry{}, stored: ix}
-	old := ix.histState
+// readHistory brings the history up to date with the file at path, from
+// where the last listing's index says it stopped (stored; nil for none).
+func readHistory(path string, stored harness.Aux) (*history, error) {
+	h := &history{path: path, fresh: map[string]histEntry{}, stored: stored}
+	var old histFile
+	n := 0
+	if stored != nil {
+		old, n = decodeHistFile(stored.State()), stored.Len()
+	}
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		h.stored = nil
-		h.changed = ix.nHist > 0 || old.Size != 0
+		h.changed = n > 0 || old.Size != 0
 		if err == nil { // a FIFO, say: never opened, and said every time
 			return h, fsutil.NotRegular(path, uint32(st.Mode))
 		}
@@ -108,13 +114,13 @@ func (h *history) get(id string) (histEntry, bool) {
 	if h.stored == nil {
 		return e, ok
 	}
-	s, sok, err := h.stored.history(id)
+	s, sok, err := h.storedEntry(id)
 	if err != nil {
 		// The index shrank under the listing: what it held of the history
 		// before the offset read on from is gone. Read the history whole,
 		// once, rather than answer from half of it.
 		h.wholeOnce.Do(func() {
-			w, _ := readHistory(h.path, &storedIndex{})
+			w, _ := readHistory(h.path, nil)
 			h.whole = w.fresh
 		})
 		e, ok = h.whole[id]
@@ -126,13 +132,24 @@ func (h *history) get(id string) (histEntry, bool) {
 	return e, ok
 }
 
+// storedEntry is a session's entry in the stored history; an error says
+// the index shrank under the listing, and with it what it held.
+func (h *history) storedEntry(id string) (histEntry, bool, error) {
+	payload, ok, err := h.stored.Get(id)
+	if err != nil || !ok {
+		return histEntry{}, false, err
+	}
+	e, ok := decodeHistEntry(payload)
+	return e, ok, nil
+}
+
 // write puts every entry into the next index: first those of the listed
 // sessions, in the listing's order, which is the order the next listing
 // looks them up in (so it reads the section front to back, and its pages
 // can be released behind it); then those of sessions with no transcript.
 // It fails when the stored index shrank under the listing, whose entries
-// it cannot copy then.
-func (h *history) write(w *indexWriter, files []harness.File) error {
+// it cannot copy then. It returns the state record.
+func (h *history) write(w harness.AuxWriter, files []harness.File) ([]byte, error) {
 	// Which ids are written already: a sorted slice of the names' ids and
 	// a flag for each (a map of 100,000 ids was a tenth of the peak).
 	ids := make([]string, len(files))
@@ -153,24 +170,31 @@ func (h *history) write(w *indexWriter, files []harness.File) error {
 		written[i] = true
 		return true
 	}
+	var enc binrec.Encoder
+	put := func(id string, e histEntry) {
+		enc.B = enc.B[:0]
+		e.encode(&enc)
+		w.Put(id, enc.B)
+	}
 	for k := range files {
 		id := strings.TrimSuffix(files[k].Name, ".jsonl")
 		if e, ok := h.get(id); ok && mark(id) {
-			w.history(id, e)
+			put(id, e)
 		}
 	}
 	listed := func(id string) bool { _, found := slices.BinarySearch(ids, id); return found }
 	if h.stored != nil {
-		err := h.stored.eachHistory(func(id string, e histEntry) {
-			if !listed(id) {
+		err := h.stored.Each(func(id, payload string) {
+			e, ok := decodeHistEntry(payload)
+			if ok && !listed(id) {
 				if f, ok := h.fresh[id]; ok && f.LastAtMs >= e.LastAtMs {
 					e = f // the newer of stored and fresh, as get says
 				}
-				w.history(id, e)
+				put(id, e)
 			}
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for id, e := range h.fresh {
@@ -178,17 +202,19 @@ func (h *history) write(w *indexWriter, files []harness.File) error {
 			continue
 		}
 		if h.stored != nil {
-			_, ok, err := h.stored.history(id)
+			_, ok, err := h.storedEntry(id)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if ok {
 				continue // written above
 			}
 		}
-		w.history(id, e)
+		put(id, e)
 	}
-	return nil
+	enc.B = enc.B[:0]
+	h.file.encode(&enc)
+	return enc.B, nil
 }
 
 // historyLine extracts a history line's session id, timestamp and display

@@ -1,4 +1,4 @@
-package sessions
+package claude
 
 import (
 	"fmt"
@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"forgectl.dev/forgectl/internal/harness/claude"
+	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/lineage"
+	"forgectl.dev/shared/snapstore"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -57,7 +58,7 @@ func TestListLineage(t *testing.T) {
 	}
 	idx := filepath.Join(f.home, "idx")
 	for _, pass := range []string{"cold", "warm"} {
-		res, err := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx})
+		res, err := listAll(f.claude, snapstore.Store{}, sessions.Options{IndexPath: idx})
 		if err != nil {
 			t.Fatal(err)
 		}

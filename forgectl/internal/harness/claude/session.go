@@ -1,20 +1,4 @@
-// Package sessions lists the Claude Code sessions on this machine: every
-// transcript under projects/, summarised (through an index that reads only
-// appended bytes), joined with the live registry, the prompt history (when
-// each session was last prompted), the task lists and forgectl's snapshot
-// store. A session is a transcript: one that exists only in the history
-// cannot be resumed, so it is not listed.
-//
-// The listing streams: List stats every transcript, orders them newest
-// first, and hands each session on as soon as it is known, parsing the
-// newest first when they are not in the index. So the first screen of a
-// picker never waits for the oldest transcript, and a listing holds no
-// more than a window of sessions at a time.
-//
-// Claude Code stays the source of truth: everything here is re-derived from
-// its files on every listing, except what only the snapshot store still
-// holds once a session has exited (its /rename name and tasks).
-package sessions
+package claude
 
 import (
 	"strings"

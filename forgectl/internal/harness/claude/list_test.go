@@ -1,4 +1,4 @@
-package sessions
+package claude
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/forgectl/internal/harness"
-	"forgectl.dev/forgectl/internal/harness/claude"
+	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/paths"
@@ -43,12 +43,15 @@ func (f *fixture) transcript(cwd, id string, mtime time.Time, lines ...string) s
 // result is a whole listing, collected.
 type result struct {
 	Sessions []harness.Session
-	Stats
+	sessions.Stats
 }
 
-func listAll(opt Options) (result, error) {
+// listAll lists Claude Code's sessions at c, with the snapshots in snaps,
+// through the engine.
+func listAll(c paths.Claude, snaps snapstore.Store, opt sessions.Options) (result, error) {
 	var r result
-	st, err := List(context.Background(), opt, func(s *harness.Session) error {
+	opt.Harness = New(c, snaps)
+	st, err := sessions.List(context.Background(), opt, func(s *harness.Session) error {
 		r.Sessions = append(r.Sessions, *s)
 		return nil
 	})
@@ -97,7 +100,7 @@ func TestList(t *testing.T) {
 {"display":"brok`+"\n"), 0o600)
 
 	idx := filepath.Join(f.home, "fc", "cache", "index")
-	res, err := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, Snapshots: store, IndexPath: idx})
+	res, err := listAll(f.claude, store, sessions.Options{IndexPath: idx})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +136,7 @@ func TestList(t *testing.T) {
 	}
 
 	// Warm: nothing re-read. Then an append is read incrementally.
-	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, Snapshots: store, IndexPath: idx})
+	res, _ = listAll(f.claude, store, sessions.Options{IndexPath: idx})
 	if res.Scanned != 0 || res.Reused != 6 {
 		t.Fatalf("warm: scanned %d reused %d", res.Scanned, res.Reused)
 	}
@@ -145,7 +148,7 @@ func TestList(t *testing.T) {
 	fh, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	fh.WriteString(row(repo, "s-new", "release", "cli", "ship it"))
 	fh.Close()
-	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, Snapshots: store, IndexPath: idx})
+	res, _ = listAll(f.claude, store, sessions.Options{IndexPath: idx})
 	if res.Scanned != 1 || res.Sessions[0].ID != "s-new" || res.Sessions[0].Branch != "release" || res.Sessions[0].LastPrompt != "ship it" ||
 		!res.Sessions[0].LastPromptAt.Equal(time.UnixMilli(1795971000000)) {
 		t.Fatalf("append: scanned %d first %+v", res.Scanned, res.Sessions[0])
@@ -156,41 +159,16 @@ func TestList(t *testing.T) {
 	os.WriteFile(taskFile, []byte(`{"id":"1","status":"completed"}`), 0o644)
 	later := time.Now().Add(time.Second)
 	os.Chtimes(taskFile, later, later)
-	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, Snapshots: store, IndexPath: idx})
+	res, _ = listAll(f.claude, store, sessions.Options{IndexPath: idx})
 	if c := res.Sessions[0].Tasks; c.Completed != 2 || c.InProgress != 0 {
 		t.Fatalf("task counts not refreshed: %+v", c)
 	}
 
 	// A damaged cache is rebuilt, not trusted.
-	os.WriteFile(idx, []byte(indexMagic+"\x85\x80\x08garbage"), 0o600)
-	res, _ = listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, Snapshots: store, IndexPath: idx})
+	os.WriteFile(idx, []byte("FCTIX\n\x85\x80\x08garbage"), 0o600)
+	res, _ = listAll(f.claude, store, sessions.Options{IndexPath: idx})
 	if len(res.Sessions) != 6 || res.Scanned != 6 {
 		t.Fatalf("corrupt index: %d sessions scanned %d", len(res.Sessions), res.Scanned)
-	}
-}
-
-func TestListMissingHome(t *testing.T) {
-	res, err := listAll(Options{Harness: claude.New(paths.Claude{Root: filepath.Join(t.TempDir(), "none")}), Claude: paths.Claude{Root: filepath.Join(t.TempDir(), "none")}})
-	if err != nil || len(res.Sessions) != 0 {
-		t.Fatalf("%v %v", res, err)
-	}
-}
-
-func TestRepoName(t *testing.T) {
-	d := t.TempDir()
-	os.MkdirAll(filepath.Join(d, "r", ".git"), 0o755)
-	os.MkdirAll(filepath.Join(d, "r", "a", "b"), 0o755)
-	if got := RepoName(filepath.Join(d, "r", "a", "b"), ""); got != "r" {
-		t.Fatal(got)
-	}
-	// A repository at or above home (a dotfiles repo) names nothing below it.
-	os.MkdirAll(filepath.Join(d, ".git"), 0o755)
-	os.MkdirAll(filepath.Join(d, "plain", "sub"), 0o755)
-	if got := RepoName(filepath.Join(d, "plain", "sub"), d); got != "sub" {
-		t.Fatal(got)
-	}
-	if got := RepoName(filepath.Join(d, "plain", "sub"), ""); got != filepath.Base(d) {
-		t.Fatal(got)
 	}
 }
 
@@ -220,7 +198,7 @@ func TestUserNameBeatsAITitle(t *testing.T) {
 	for _, id := range []string{"s1", "s2"} {
 		store.Update(snapstore.Observation{SessionID: id, Name: "Renamed by me", NameSource: "user", At: now})
 	}
-	res, _ := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, Snapshots: store})
+	res, _ := listAll(f.claude, store, sessions.Options{})
 	if s := res.Sessions[0]; s.Name != "Renamed by me" || s.NameSource != "snapshot" {
 		t.Fatalf("ai-title kept over the user's name: %+v", s)
 	}
@@ -267,7 +245,7 @@ func TestSidecarTitle(t *testing.T) {
 	idx := filepath.Join(f.home, "fc", "cache", "transcripts.idx")
 	names := func() map[string]string {
 		t.Helper()
-		res, err := listAll(Options{Harness: claude.New(f.claude), Claude: f.claude, IndexPath: idx, Home: f.home})
+		res, err := listAll(f.claude, snapstore.Store{}, sessions.Options{IndexPath: idx, Home: f.home})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,12 +1,10 @@
-package sessions
+package claude
 
 import (
 	"errors"
 	"os"
 
 	"forgectl.dev/forgectl/internal/harness"
-	"forgectl.dev/shared/paths"
-
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/registry"
 )
@@ -46,11 +44,11 @@ func listDirs(root string) map[string]bool {
 // date on s: whether it is live now (the registry is read again) and
 // whether its transcript is still there. It reports a transcript that is
 // gone.
-func Refresh(c paths.Claude, s *harness.Session) (gone bool) {
+func (h *Harness) Refresh(s *harness.Session) (gone bool) {
 	if _, err := os.Stat(s.Transcript); errors.Is(err, os.ErrNotExist) {
 		return true
 	}
-	live, _ := liveSessions(c.Registry())
+	live, _ := liveSessions(h.paths.Registry())
 	s.Live, s.Pid, s.Tmux, s.Status, s.LiveState = false, 0, "", "", 0
 	if e, ok := live[s.ID]; ok {
 		s.Live, s.Pid, s.Tmux, s.Status, s.LiveState = true, e.Pid, e.Tmux, e.Status, registry.Check(e)

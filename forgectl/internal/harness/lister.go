@@ -1,0 +1,142 @@
+package harness
+
+import (
+	"forgectl.dev/forgectl/internal/binrec"
+	"forgectl.dev/forgectl/internal/fresh"
+	"forgectl.dev/shared/jsonl"
+)
+
+// The listing's side of a harness. The engine (package sessions) owns the
+// walk's order, the worker pool, the window that bounds how far the
+// workers run ahead of a slow reader, and the index file: its framing, its
+// hash tables, the mapping and its release, damage and truncation, and the
+// rule that keeps a stored record valid while its file keeps its inode,
+// size and mtime. A harness owns what a record says and how a file
+// becomes a row: it is handed the file and the record the last listing
+// stored for it, and answers with the row and the record to store next.
+//
+// A listing runs a Lister through these steps:
+//
+//  1. Join and ReadAux, concurrently with each other and with the walk.
+//  2. Begin, once, with every file the walk found, newest first.
+//  3. Row for each file, from the engine's workers, concurrently, in about
+//     that order; a row is handed on as soon as it and those before it are.
+//  4. WriteAux, when the engine rewrites the index (never for a listing of
+//     given paths, which saw only a few files).
+//
+// Grouping. Claude Code has one file per session, so a row is a file's.
+// A harness whose sessions own several files (a Codex thread: a segment
+// per rewind, named rollout-<ts>-<thread>_<uuid>.jsonl, the newest segment
+// the live one) is meant to fit as a further, optional interface that the
+// engine asks its Lister for, not as a change to this one:
+//
+//	type Grouper interface {
+//		// Group gathers the walked files into sessions: for each, the
+//		// indexes of its files in files, the newest first. The engine
+//		// orders the sessions by their newest file.
+//		Group(files []File) [][]int
+//		// RowGroup is Row for the files of one session, each with its
+//		// own stored record: a Row per file, the session's in the first.
+//		RowGroup(sc *jsonl.Scanner, files []*File, old []Stored) []Row
+//	}
+//
+// The engine then keeps one record per file, as now (a segment that
+// stopped growing is never read again), and one slot per session in its
+// pipe; nothing else in it changes. It is not built until a harness needs it.
+
+// OpenOptions is what one listing asks of a harness's rows.
+type OpenOptions struct {
+	// SkipTasks leaves task counts out (TasksSource ""), for a caller that
+	// reads them for one session later: the picker's preview.
+	SkipTasks bool
+}
+
+// Lister is one listing's view of a harness: what its rows are joined
+// with, read once, and how each file becomes a row.
+type Lister interface {
+	// Join reads what rows are joined with besides their files (Claude
+	// Code: its live registry, forgectl's snapshot store, the task lists).
+	// Its problems are reported, never fatal.
+	Join() []error
+	// ReadAux brings the harness's aux section up to date: what it keeps
+	// in the index besides its files' records (Claude Code: the prompt
+	// history folded by session), from stored, which the last listing
+	// wrote. changed says the next index must be written even when no
+	// file's record changed; err is reported, never fatal.
+	ReadAux(stored Aux) (changed bool, err error)
+	// Begin is told every file the listing has, newest first, before the
+	// first Row (Claude Code looks a parent session up among them).
+	Begin(files []File)
+	// Row makes file f's row, reading the file as little as old allows;
+	// path is f.Path(), sc scratch for the worker. It runs concurrently
+	// with other calls of Row.
+	Row(sc *jsonl.Scanner, f *File, path string, old Stored) Row
+	// WriteAux writes the next index's aux section: its records into w,
+	// and its state record returned. files are the listing's, as Begin had
+	// them. An error (the stored index shrank under the listing, so what it
+	// held cannot be copied) abandons the rewrite.
+	WriteAux(w AuxWriter, files []File) (state []byte, err error)
+}
+
+// Stored is what the last listing's index holds for a file.
+type Stored struct {
+	// File is the file's stat when the record was made. The engine keeps
+	// the record for a file the listing did not reach (a picker left
+	// early) while this is still the file's.
+	fresh.File
+	// Payload is what the harness's Record encoded, copied out of the
+	// index: it shares nothing with the mapping.
+	Payload string
+	// OK says there is a record; without one the rest is zero.
+	OK bool
+}
+
+// Record is what a harness stores for a file, besides the file's path and
+// stat, which the engine stores. Its encoding is the harness's own, and
+// changes with Harness.Format.
+type Record interface {
+	// Encode appends the record's payload to e.
+	Encode(e *binrec.Encoder)
+}
+
+// Row is what Lister.Row made of one file.
+type Row struct {
+	// Session is the file's row; nil leaves the file out of the listing
+	// (Problem says why, or the file is part of another row).
+	Session *Session
+	// Record is what the next index stores for the file. Nil stores
+	// nothing unless Keep: the next listing reads the file again.
+	Record Record
+	// Keep says the stored record still holds: it is copied into the next
+	// index as it is, never decoded again.
+	Keep bool
+	// Scanned says the file was read, rather than its row taken from the
+	// stored record.
+	Scanned bool
+	// Problem is a per-file failure, reported and never fatal.
+	Problem error
+}
+
+// Aux is the aux section of the last listing's index: the records a
+// harness keeps there, each under a key, and one state record. The engine
+// stores and maps them and never decodes a payload. The payloads handed
+// out are copies: none shares the mapping.
+type Aux interface {
+	// State is the state record's payload; "" when there is none.
+	State() string
+	// Len is how many records the section holds.
+	Len() int
+	// Get is the payload stored under key. An error says the index shrank
+	// under the listing (another program truncated it): what it held is
+	// gone, for this and every later call.
+	Get(key string) (payload string, ok bool, err error)
+	// Each calls fn with every record, in the order they were written; fn
+	// must not call Get. The error is Get's.
+	Each(fn func(key, payload string)) error
+}
+
+// AuxWriter takes the records of the next index's aux section.
+type AuxWriter interface {
+	// Put stores payload under key; the engine copies it at once.
+	Put(key string, payload []byte)
+}
