@@ -9,12 +9,10 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
-	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/forgectl/internal/picker"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/exitcode"
-	"forgectl.dev/shared/paths"
 	"forgectl.dev/shared/tasks"
 )
 
@@ -62,7 +60,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 				return nil
 			}
 			rows++
-			src.Append(pickItem{s: s, now: now, row: render.PickRow(now, s), claude: claude, kin: fam})
+			src.Append(pickItem{s: s, now: now, row: render.PickRow(now, s), h: a.harness(), kin: fam})
 			return nil
 		})
 		switch {
@@ -144,17 +142,17 @@ func (h *heldNotes) flushTo(w io.Writer) {
 
 // pickItem adapts a session to the picker.
 type pickItem struct {
-	s      *harness.Session
-	now    time.Time
-	row    string
-	claude paths.Claude // to count tasks for the preview when the listing skipped them
-	kin    *render.Kin  // the rows so far, for the preview's parent and children
+	s   *harness.Session
+	now time.Time
+	row string
+	h   harness.Harness // to count tasks for the preview when the listing skipped them
+	kin *render.Kin     // the rows so far, for the preview's parent and children
 }
 
 func (p pickItem) Row() string { return p.row }
 
 func (p pickItem) Preview(width int) string {
 	return render.Preview(p.s, p.now, width, p.kin, func(s *harness.Session) (tasks.Counts, string) {
-		return claude.TaskCounts(p.claude, s.ID, s.Snapshot)
+		return p.h.Tasks(s)
 	})
 }

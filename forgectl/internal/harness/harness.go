@@ -23,6 +23,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/tasks"
 )
 
 // Harness is one coding agent.
@@ -58,6 +59,10 @@ type Harness interface {
 	// date on s: whether it is live now. It reports a session whose files
 	// are gone.
 	Refresh(s *Session) (gone bool)
+	// Tasks counts s's task list for a preview, when the listing left task
+	// counts out (the picker's does, to open sooner); the source is what
+	// Session.TasksSource would say.
+	Tasks(s *Session) (counts tasks.Counts, source string)
 	// ResumeArgs are the agent's arguments, after those of the launch
 	// profile, that resume s in place, or with fork branch a new session
 	// off it. The directory it runs in is s.Cwd.

@@ -88,10 +88,10 @@ func sidecar(f *harness.File, path string, ent *indexEntry) (*indexEntry, error)
 	return &next, err
 }
 
-// TaskCounts counts one session's tasks: its task list on disk, else its
+// Tasks counts one session's tasks: its task list on disk, else its
 // snapshot. The source is "live", "snapshot" or "none".
-func TaskCounts(c paths.Claude, id string, rec *snapstore.Record) (tasks.Counts, string) {
-	n, src, _, _ := countTasks(c, map[string]bool{paths.SanitizeListID(id): true}, nil, id, rec)
+func (h *Harness) Tasks(s *harness.Session) (tasks.Counts, string) {
+	n, src, _, _ := countTasks(h.paths, map[string]bool{paths.SanitizeListID(s.ID): true}, nil, s.ID, s.Snapshot)
 	return n, src
 }
 
