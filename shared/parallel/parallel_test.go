@@ -25,18 +25,23 @@ func TestForCoversEveryIndexOnce(t *testing.T) {
 
 func TestForStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	var calls atomic.Int32
-	err := For(ctx, 10000, 2, 1, func(i int) {
+	const workers = 2
+	var calls, atCancel atomic.Int32
+	err := For(ctx, 10000, workers, 1, func(i int) {
 		if calls.Add(1) == 10 {
 			cancel()
+			atCancel.Store(calls.Load())
 		}
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	// Each worker may finish the call it started after the cancel.
-	if n := calls.Load(); n > 12 {
-		t.Fatalf("%d calls after a cancel at the 10th", n)
+	// Until cancel returns, the other worker may go on (a busy machine can
+	// hold the cancelling goroutine off the CPU for many calls). Once it
+	// has returned, each other worker may finish only the call it had
+	// already begun.
+	if n, c := calls.Load(), atCancel.Load(); n > c+workers-1 {
+		t.Fatalf("%d calls in all, %d when cancel returned: a worker went on after the cancel", n, c)
 	}
 }
 
