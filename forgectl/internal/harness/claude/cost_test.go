@@ -1,0 +1,69 @@
+package claude
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/shared/snapstore"
+)
+
+// usageRow is an assistant row as 2.1.333 writes it, with its usage.
+func usageRow(cwd, id, msgID string, at time.Time, in, cr, cc, out, m5, h1 int) string {
+	return fmt.Sprintf(`{"parentUuid":"u1","isSidechain":false,"message":{"model":"claude-opus-4-5-20251101","id":%q,"type":"message","role":"assistant","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","usage":{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"cache_creation":{"ephemeral_5m_input_tokens":%d,"ephemeral_1h_input_tokens":%d},"output_tokens":%d,"service_tier":"standard"}},"requestId":"req_1","type":"assistant","uuid":"a-%s","timestamp":%q,"userType":"external","entrypoint":"cli","cwd":%q,"sessionId":%q,"version":"2.1.333","gitBranch":"main"}`+"\n",
+		msgID, in, cc, cr, m5, h1, out, msgID, at.UTC().Format("2006-01-02T15:04:05.000Z"), cwd, id)
+}
+
+func TestCostFromTheNewestResponse(t *testing.T) {
+	f := newFixture(t)
+	repo := filepath.Join(f.home, "src", "api")
+	os.MkdirAll(repo, 0o755)
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	// warm: the newest reply 2 minutes ago, 5-minute cache. cold: 3 hours
+	// ago. long: 1-hour cache written 50 minutes ago. edge: 5-minute cache,
+	// 4 min 59.5 s ago, which Claude Code's rounding already counts as 5
+	// minutes, so expired.
+	at := map[string]time.Duration{"warm": 2 * time.Minute, "cold": 3 * time.Hour, "long": 50 * time.Minute, "edge": 5*time.Minute - 500*time.Millisecond, "nearly": 5*time.Minute - 501*time.Millisecond}
+	for id, ago := range at {
+		m5, h1 := 300, 0
+		if id == "long" {
+			m5, h1 = 0, 300
+		}
+		f.transcript(repo, id, now.Add(-ago),
+			row(repo, id, "main", "cli", "look at the invoice rounding"),
+			usageRow(repo, id, "msg_1", now.Add(-ago-time.Minute), 12, 40000, 2000, 100, 2000, 0),
+			usageRow(repo, id, "msg_1", now.Add(-ago-time.Minute), 12, 40000, 2000, 350, 2000, 0),
+			usageRow(repo, id, "msg_2", now.Add(-ago), 3, 42000, 300, 90, m5, h1))
+	}
+	idx := filepath.Join(f.home, "idx")
+	opt := sessions.Options{IndexPath: idx, Now: now}
+	for pass, want := range []int{len(at), 0} {
+		r, err := listAll(f.claude, snapstore.Store{}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Scanned != want {
+			t.Fatalf("pass %d read %d transcripts, want %d (a warm listing reads none for the cost)", pass, r.Scanned, want)
+		}
+		byID := map[string]harness.Session{}
+		for _, s := range r.Sessions {
+			byID[s.ID] = s
+		}
+		for id := range at {
+			s := byID[id]
+			// By hand: the newest response's 3 + 42000 + 300; every
+			// response once, msg_1 at its last row.
+			if s.ContextTokens != 3+42000+300 || s.Model != "claude-opus-4-5-20251101" || s.TokensUsed != (12+40000+2000+350)+(3+42000+300+90) {
+				t.Errorf("pass %d %s: context %d model %q used %d", pass, id, s.ContextTokens, s.Model, s.TokensUsed)
+			}
+			wantExpired := id == "cold" || id == "edge"
+			if s.CacheExpired != wantExpired {
+				t.Errorf("pass %d %s (reply %v before now): cache expired %v, want %v", pass, id, at[id], s.CacheExpired, wantExpired)
+			}
+		}
+	}
+}
