@@ -131,6 +131,14 @@
 //	  transcript_path  string   its transcript
 //	  binary           string   the claude that would be exec'd
 //	  argv             array    its argv ([] when not ok)
+//	  context_tokens, model, cache_likely_expired, tokens_used
+//	                            what resuming the session resolved would cost,
+//	                            as in 'resume ls --json' (0, "", false, 0 when
+//	                            none was resolved)
+//	  estimated_usd    number   the context at the [resume.prices] cache-write
+//	                            price (cold cache) or cache-read price (warm);
+//	                            null when no price is configured for the model
+//	  over_warn_context bool    the context is above [resume] warn_context_tokens
 //
 //	EXIT STATUS
 //	  0    done

@@ -63,6 +63,11 @@ type Harness interface {
 	// counts out (the picker's does, to open sooner); the source is what
 	// Session.TasksSource would say.
 	Tasks(s *Session) (counts tasks.Counts, source string)
+	// Tail reads the newest turns of s's conversation, oldest first, for
+	// the picker's preview: enough to fill max preview lines (see Turns),
+	// read backwards from the end of its files and never more than
+	// TailBytes of them.
+	Tail(s *Session, max int) ([]Turn, error)
 	// ResumeArgs are the agent's arguments, after those of the launch
 	// profile, that resume s in place, or with fork branch a new session
 	// off it. The directory it runs in is s.Cwd.
