@@ -38,63 +38,125 @@ const (
 	tailBlockMax = 2 << 20
 )
 
-// tailTurns walks f's lines from size back, newest first. A line longer
-// than DecodeCap (an attachment, a pasted file) is passed over without
-// being kept whole.
+// tailTurns walks f's lines from size back, newest first. Each block is
+// searched once, forwards (a vectorised search) for its newlines: in JSON
+// lines a newline is only ever a line's end, so they are few. A line is
+// put together only when its start is found, so a megabyte-long tool
+// output costs one copy; one longer than DecodeCap (an attachment, a
+// pasted file) is passed over without being kept.
 func tailTurns(f io.ReaderAt, size int64, max int, budget int64) ([]harness.Turn, error) {
 	ts := harness.NewTurns(max)
 	pos := size
-	var carry []byte // the bytes from pos on that begin a line not yet whole
-	skipping := false
-	block := int64(tailBlock)
-	read := int64(0)
+	// pieces are the parts read so far of the newest line not yet whole,
+	// oldest first; skipping says that line is over the cap and dropped.
+	var pieces [][]byte
+	pending, skipping := 0, false
+	block, read := int64(tailBlock), int64(0)
+	var nls []int
 	for pos > 0 && !ts.Full() && read < budget {
 		n := min(block, pos, budget-read)
 		block = min(block*2, tailBlockMax)
 		pos -= n
-		chunk := make([]byte, n, n+int64(len(carry)))
+		chunk := make([]byte, n)
 		if _, err := f.ReadAt(chunk, pos); err != nil && err != io.EOF {
 			return nil, err
 		}
 		read += n
-		if skipping {
-			// The rest of a huge line: it ends where this block's last
-			// newline is.
-			j := bytes.LastIndexByte(chunk, '\n')
-			if j < 0 {
-				continue
+		nls = newlines(chunk, nls[:0])
+		if len(nls) == 0 {
+			// All of the block is inside one line.
+			if !skipping {
+				pieces = append([][]byte{chunk}, pieces...)
+				if pending += len(chunk); pending > transcript.DecodeCap {
+					pieces, pending, skipping = nil, 0, true
+				}
 			}
-			chunk, skipping = chunk[:j+1], false
-		} else {
-			chunk = append(chunk, carry...)
-		}
-		// A last line still being written has no newline yet: it is read
-		// like the others, and Classify drops it when it is not whole.
-		i := len(chunk)
-		for i > 0 && !ts.Full() {
-			j := bytes.LastIndexByte(chunk[:i], '\n')
-			if j < 0 && pos > 0 {
-				break // its start is in the block before
+			if pos == 0 && !skipping {
+				tailLine(ts, join(nil, pieces))
 			}
-			if !tailLine(ts, chunk[j+1:i]) {
-				i = 0
-				break
-			}
-			i = max0(j)
+			continue
 		}
-		carry = chunk[:i]
-		if len(carry) > transcript.DecodeCap {
-			carry, skipping = nil, true
+		// The block's newest line runs on into the pieces. A last line
+		// still being written has no newline yet: it is read like the
+		// others, and Classify drops it when it is not whole.
+		last := nls[len(nls)-1]
+		more := true
+		if !skipping && !passOver(chunk[last+1:], pieces, pending) {
+			more = tailLine(ts, join(chunk[last+1:], pieces))
 		}
+		pieces, pending, skipping = nil, 0, false
+		end := last
+		for k := len(nls) - 2; k >= 0 && more; k-- {
+			more = tailLine(ts, chunk[nls[k]+1:end])
+			end = nls[k]
+		}
+		if !more {
+			break
+		}
+		// The block's oldest bytes begin a line that starts before it.
+		head := chunk[:nls[0]]
+		if pos == 0 {
+			tailLine(ts, head)
+			break
+		}
+		pieces, pending = [][]byte{head}, len(head)
 	}
 	return ts.Oldest(), nil
 }
 
-func max0(j int) int {
-	if j < 0 {
-		return 0
+// passOver says a long line (over bigLine) holds no turn, from its first
+// bytes alone: a tool result or a row that is not a prompt's or a reply's,
+// whose megabytes are then never copied together.
+func passOver(first []byte, pieces [][]byte, pending int) bool {
+	if len(first)+pending <= bigLine {
+		return false
 	}
-	return j
+	head := first
+	if len(head) < 4<<10 && len(pieces) > 0 {
+		head = append(append([]byte(nil), first...), pieces[0][:min(len(pieces[0]), 4<<10)]...)
+	}
+	// Classify reads a row's keys in order and stops once its kind is
+	// settled; on a cut line the kind it read so far is still the row's.
+	r, _ := transcript.Classify(head, transcript.NeedPrompt)
+	switch r.Type {
+	case "user":
+		return r.ToolResult || r.IsMeta
+	case "assistant", "":
+		return false
+	}
+	return true
+}
+
+// bigLine is the length over which a line is first judged by its head.
+const bigLine = 64 << 10
+
+// newlines appends the offsets of b's newlines to nls, in order.
+func newlines(b []byte, nls []int) []int {
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return nls
+		}
+		nls = append(nls, i+j)
+		i += j + 1
+	}
+}
+
+// join is first followed by the pieces, copied only when there are any.
+func join(first []byte, pieces [][]byte) []byte {
+	if len(pieces) == 0 {
+		return first
+	}
+	n := len(first)
+	for _, p := range pieces {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	out = append(out, first...)
+	for _, p := range pieces {
+		out = append(out, p...)
+	}
+	return out
 }
 
 // tailLine adds the turns of one line, its blocks newest first; false when

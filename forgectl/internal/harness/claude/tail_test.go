@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,7 +109,7 @@ func TestTailPassesHugeLines(t *testing.T) {
 
 // countingReader counts the bytes read from it.
 type countingReader struct {
-	r *bytes.Reader
+	r io.ReaderAt
 	n int64
 }
 
