@@ -67,3 +67,24 @@ func TestCostFromTheNewestResponse(t *testing.T) {
 		}
 	}
 }
+
+// After a compaction with no metered reply since, Claude Code counts the
+// cache as expired however recent the reply (R_s in the bundle).
+func TestCacheColdAfterACompaction(t *testing.T) {
+	f := newFixture(t)
+	repo := filepath.Join(f.home, "src", "api")
+	os.MkdirAll(repo, 0o755)
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	boundary := `{"parentUuid":null,"isSidechain":false,"type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"manual","preTokens":44000,"postTokens":5200},"uuid":"c1","timestamp":"` + now.Add(-30*time.Second).Format(time.RFC3339) + `","cwd":"` + repo + `","sessionId":"compacted","version":"2.1.333","gitBranch":"main"}` + "\n"
+	f.transcript(repo, "compacted", now.Add(-30*time.Second),
+		row(repo, "compacted", "main", "cli", "look at the invoice rounding"),
+		usageRow(repo, "compacted", "msg_1", now.Add(-time.Minute), 3, 42000, 300, 90, 300, 0),
+		boundary)
+	r, err := listAll(f.claude, snapstore.Store{}, sessions.Options{Now: now})
+	if err != nil || len(r.Sessions) != 1 {
+		t.Fatalf("%v %d", err, len(r.Sessions))
+	}
+	if s := r.Sessions[0]; !s.CacheExpired || s.ContextTokens != 5200 {
+		t.Errorf("compacted a minute after the reply: expired %v, context %d; want expired, the compaction's 5200", s.CacheExpired, s.ContextTokens)
+	}
+}
