@@ -162,3 +162,28 @@ func TestE2EPreviewShowsTheConversation(t *testing.T) {
 	tm.run("send-keys", "-t", "t", "Escape")
 	tm.waitFor("exit 130", func(s string) bool { return strings.Contains(s, "EXIT=130") })
 }
+
+// The question above the threshold, in a real terminal after the finder
+// has let it go: a "y" resumes.
+func TestE2EPickerAsksAboveTheThreshold(t *testing.T) {
+	e := newE2E(t)
+	api := e.repo("api-server")
+	costSession(e.testHome, api, 3*time.Hour)
+	e.config("[resume]\nwarn_context_tokens = 40000\n")
+	tm := newTmux(t)
+	e.startPickers(tm, 1)
+	tm.waitFor("the picker", func(s string) bool {
+		return strings.Contains(s, "resume>") && strings.Contains(s, "look at the invoice")
+	})
+	tm.run("send-keys", "-t", "t", "Enter")
+	tm.waitFor("the question", func(s string) bool {
+		return strings.Contains(s, "resuming reloads 43k tokens of context, above [resume] warn_context_tokens (40k)") && strings.Contains(s, "anyway? [y/N]")
+	})
+	tm.run("send-keys", "-t", "t", "-l", "y")
+	tm.run("send-keys", "-t", "t", "Enter")
+	r := e.waitRecord(t)
+	if r.Cwd != api || strings.Join(r.Args, " ") != "--resume "+idPriced {
+		t.Fatalf("answered yes, exec'd: %+v", r)
+	}
+	stopProcess(t, r.Pid)
+}

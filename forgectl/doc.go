@@ -82,9 +82,21 @@
 //	  Enter during the fill resumes the highlighted session, once the registry
 //	  and the disk are checked again: a session that started running since is
 //	  refused (exit 2), one whose transcript is gone is an error (exit 1).
+//	  The preview shows the session under the cursor: its facts, what resuming
+//	  it costs ("context 182k tokens · cache cold (3 h) · opus": the context
+//	  the resume sends again, whether the prompt cache has likely expired by
+//	  Claude Code's own rule, the model; a dollar figure with [resume.prices]),
+//	  then the end of its conversation, newest at the bottom, as far as the
+//	  pane allows: each prompt after "> ", the opening lines of each reply, a
+//	  tool call as one line after "· ", a run of them folded into a count. It
+//	  is read from the transcript's end only. With [resume] warn_context_tokens
+//	  set, choosing a session above it asks once before resuming ([y/N]; a no
+//	  leaves as Esc does, exit 130).
 //
 //	FLAGS
-//	  --dry-run   print the resolved session, cwd, argv, added environment and
+//	  --dry-run   print the resolved session, cwd, argv, added environment,
+//	              what resuming costs ("context:", "used:", and a "warning:"
+//	              naming the figure above [resume] warn_context_tokens) and
 //	              tasks to restore, as "key: value" lines; exec nothing, never
 //	              prompt; exit with the code the real run would give
 //	  --fork      pass --fork-session: branch a new session off the transcript.
