@@ -52,8 +52,97 @@ func (u *Usage) TokensUsed() int64 { return u.Used + u.MsgTokens }
 // (an interruption's notice): not a response, never metered.
 const synthetic = "<synthetic>"
 
+// The fast reading of an assistant row: Claude Code writes the response's
+// model and id before its content and its usage after it, so they are
+// looked for in the row's first and last bytes, and its content (a
+// file written whole, a long reply) is never walked. A row laid out
+// otherwise is walked member by member (assistantWalk).
+const (
+	usageHead = 2 << 10
+	usageTail = 16 << 10
+)
+
 // assistant reads an assistant row's response for u.
 func (u *Usage) assistant(line []byte) {
+	if !u.assistantFast(line) {
+		u.assistantWalk(line)
+	}
+}
+
+func (u *Usage) assistantFast(line []byte) bool {
+	head, tail := line, line
+	if len(head) > usageHead {
+		head = head[:usageHead]
+	}
+	if len(tail) > usageTail {
+		tail = tail[len(tail)-usageTail:]
+	}
+	// The last usage member: the message's follows every block, and
+	// nothing after the message has one.
+	at := -1
+	for p, v := nextMember(tail, 0, `"usage"`); p >= 0; p, v = nextMember(tail, p+len(`"usage"`), `"usage"`) {
+		if tail[v] == '{' {
+			at = v
+		}
+	}
+	model, mok := firstString(head, `"model"`)
+	if at < 0 || !mok {
+		return false
+	}
+	id, _ := firstString(head, `"id"`)
+	stamp, _ := lastString(tail, `"timestamp"`)
+	var in, cr, cc, out int64
+	_, ttl, ok := readUsage(tail, at, &in, &cr, &cc, &out)
+	if !ok {
+		return false
+	}
+	unmetered := bytes.Contains(line, []byte(`"isUnmetered":true`))
+	u.response(model, id, stampOf(stamp), true, unmetered, in, cr, cc, out, ttl)
+	return true
+}
+
+// readUsage reads the usage object at b[v]: its token counts and the
+// cache time to live its writes asked for.
+func readUsage(b []byte, v int, in, cr, cc, out *int64) (end int, ttl string, ok bool) {
+	end, ok = jsonl.Members(b, v, func(key []byte, v int) (int, bool) {
+		switch string(key) {
+		case "input_tokens":
+			return number(b, v, in)
+		case "cache_read_input_tokens":
+			return number(b, v, cr)
+		case "cache_creation_input_tokens":
+			return number(b, v, cc)
+		case "output_tokens":
+			return number(b, v, out)
+		case "cache_creation":
+			if b[v] == '{' {
+				var m5, h1 int64
+				end, ok := jsonl.Members(b, v, func(key []byte, v int) (int, bool) {
+					switch string(key) {
+					case "ephemeral_5m_input_tokens":
+						return number(b, v, &m5)
+					case "ephemeral_1h_input_tokens":
+						return number(b, v, &h1)
+					}
+					return jsonl.Skip(b, v)
+				})
+				// Yyt in the bundle: 5m wins when both were written.
+				switch {
+				case m5 > 0:
+					ttl = "5m"
+				case h1 > 0:
+					ttl = "1h"
+				}
+				return end, ok
+			}
+		}
+		return jsonl.Skip(b, v)
+	})
+	return end, ttl, ok
+}
+
+// assistantWalk reads an assistant row member by member.
+func (u *Usage) assistantWalk(line []byte) {
 	var (
 		model, id  string
 		stamp      []byte
@@ -94,40 +183,10 @@ func (u *Usage) assistant(line []byte) {
 				case "usage":
 					if line[v] == '{' {
 						hasUsage = true
-						return jsonl.Members(line, v, func(key []byte, v int) (int, bool) {
-							switch string(key) {
-							case "input_tokens":
-								return number(line, v, &in)
-							case "cache_read_input_tokens":
-								return number(line, v, &cr)
-							case "cache_creation_input_tokens":
-								return number(line, v, &cc)
-							case "output_tokens":
-								return number(line, v, &out)
-							case "cache_creation":
-								if line[v] == '{' {
-									var m5, h1 int64
-									end, ok := jsonl.Members(line, v, func(key []byte, v int) (int, bool) {
-										switch string(key) {
-										case "ephemeral_5m_input_tokens":
-											return number(line, v, &m5)
-										case "ephemeral_1h_input_tokens":
-											return number(line, v, &h1)
-										}
-										return jsonl.Skip(line, v)
-									})
-									// Yyt in the bundle: 5m wins when both were written.
-									switch {
-									case m5 > 0:
-										ttl = "5m"
-									case h1 > 0:
-										ttl = "1h"
-									}
-									return end, ok
-								}
-							}
-							return jsonl.Skip(line, v)
-						})
+						var end int
+						var ok bool
+						end, ttl, ok = readUsage(line, v, &in, &cr, &cc, &out)
+						return end, ok
 					}
 				}
 				return jsonl.Skip(line, v)
@@ -135,11 +194,15 @@ func (u *Usage) assistant(line []byte) {
 		}
 		return jsonl.Skip(line, v)
 	})
+	u.response(model, id, stampMs(stamp), hasUsage, unmetered, in, cr, cc, out, ttl)
+}
+
+// response takes one assistant row's response into u.
+func (u *Usage) response(model, id string, atMs int64, hasUsage, unmetered bool, in, cr, cc, out int64, ttl string) {
 	if model == synthetic {
 		return
 	}
-	u.Model, u.TTL = model, ttl
-	u.ReplyAtMs = stampMs(stamp)
+	u.Model, u.TTL, u.ReplyAtMs = model, ttl, atMs
 	total := in + cr + cc + out
 	if !hasUsage || unmetered || total == 0 {
 		return
@@ -190,6 +253,12 @@ func stampMs(lit []byte) int64 {
 	if !ok {
 		return 0
 	}
+	return stampOf(s)
+}
+
+// stampOf is an RFC 3339 time in Unix milliseconds; 0 when it does not
+// parse.
+func stampOf(s string) int64 {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return 0

@@ -3,9 +3,11 @@ package transcript
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"forgectl.dev/shared/fsutil"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -96,4 +98,31 @@ func TestUsageAfterCompaction(t *testing.T) {
 	if u := got.Usage; u.Compacted || u.Context != 4001 {
 		t.Fatalf("a metered reply after the compaction: %+v", u)
 	}
+}
+
+// A row laid out otherwise than Claude Code writes it (the usage far from
+// the end, the model after the content) reads the same, member by member.
+func TestUsageOfAnyLayout(t *testing.T) {
+	usual := reply("msg_1", "claude-opus-4-5", 10, 1000, 200, 5, 0, 200, "2026-12-01T10:00:00Z")
+	late := `{"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("long reply ", 4000) + `"}],"usage":{"output_tokens":5,"input_tokens":10,"cache_read_input_tokens":1000,"cache_creation_input_tokens":200,"cache_creation":{"ephemeral_1h_input_tokens":200}},"model":"claude-opus-4-5"},"timestamp":"2026-12-01T10:00:00Z","extra":"` + strings.Repeat("x", 20<<10) + `",` + env
+	var a, b Summary
+	if err := a.ReadFrom(nil, open(t, write(t, nl(user), nl(usual)))); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ReadFrom(nil, open(t, write(t, nl(user), nl(late)))); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(a.Usage, b.Usage); d != "" || a.Usage.Context != 1210 || a.Usage.TTL != "1h" {
+		t.Fatalf("usual %+v; (-usual +late):\n%s", a.Usage, d)
+	}
+}
+
+func open(t *testing.T, p string) *os.File {
+	t.Helper()
+	f, err := fsutil.OpenRegular(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
