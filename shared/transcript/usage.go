@@ -58,7 +58,7 @@ const synthetic = "<synthetic>"
 // file written whole, a long reply) is never walked. A row laid out
 // otherwise is walked member by member (assistantWalk).
 const (
-	usageHead = 2 << 10
+	usageHead = 1 << 10
 	usageTail = 16 << 10
 )
 
@@ -70,19 +70,14 @@ func (u *Usage) assistant(line []byte) {
 }
 
 func (u *Usage) assistantFast(line []byte) bool {
-	head, tail := line, line
-	if len(head) > usageHead {
-		head = head[:usageHead]
-	}
-	if len(tail) > usageTail {
-		tail = tail[len(tail)-usageTail:]
-	}
-	// The last usage member: the message's follows every block, and
-	// nothing after the message has one.
-	at := -1
-	for p, v := nextMember(tail, 0, `"usage"`); p >= 0; p, v = nextMember(tail, p+len(`"usage"`), `"usage"`) {
-		if tail[v] == '{' {
-			at = v
+	head := line[:min(len(line), usageHead)]
+	// The usage and the envelope after it are most often in the last two
+	// kilobytes; a usage with many server-tool iterations can take more.
+	tail, at := line, -1
+	for _, n := range [...]int{2 << 10, usageTail} {
+		tail = line[max(0, len(line)-n):]
+		if at = lastUsage(tail); at >= 0 || len(tail) == len(line) {
+			break
 		}
 	}
 	model, mok := firstString(head, `"model"`)
@@ -96,9 +91,23 @@ func (u *Usage) assistantFast(line []byte) bool {
 	if !ok {
 		return false
 	}
-	unmetered := bytes.Contains(line, []byte(`"isUnmetered":true`))
+	// A top-level flag, written in the envelope after the message.
+	unmetered := isTrue(tail[at:], `"isUnmetered"`)
 	u.response(model, id, stampOf(stamp), true, unmetered, in, cr, cc, out, ttl)
 	return true
+}
+
+// lastUsage is where the value of b's last usage member stands, when it
+// is an object: the message's follows every block, and nothing after the
+// message has one. -1 for none.
+func lastUsage(b []byte) int {
+	at := -1
+	for p, v := nextMember(b, 0, `"usage"`); p >= 0; p, v = nextMember(b, p+len(`"usage"`), `"usage"`) {
+		if b[v] == '{' {
+			at = v
+		}
+	}
+	return at
 }
 
 // readUsage reads the usage object at b[v]: its token counts and the
