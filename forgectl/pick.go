@@ -135,7 +135,8 @@ func (a *app) confirmContext(s *harness.Session, o resumeOpts) error {
 	if !overWarn(s, o) {
 		return nil
 	}
-	fmt.Fprintf(a.stderr, "forgectl: %s\nforgectl: resume %s anyway? [y/N] ", warnText(s, o), render.ShortID(s.ID))
+	a.warnf("%s", warnText(s, o))
+	fmt.Fprintf(a.stderr, "forgectl: resume %s anyway? [y/N] ", render.ShortID(s.ID))
 	answer, _ := bufio.NewReader(a.stdin).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
