@@ -3,7 +3,9 @@
 // in package claude below this one) says where its session files live and
 // how to walk them, how a file becomes a row of the listing (joined with
 // whatever the agent keeps beside it, see Lister), what is hidden and why,
-// whether a session is live, and how to resume one of its sessions; the
+// whether a session is live, what resuming one would cost (Session's
+// cost fields, kept in its record) and the end of its conversation for
+// the picker's preview (Tail), and how to resume one of its sessions; the
 // listing, search, the picker and resume go through it, so a second agent
 // is one more package and one more line in the roster (package
 // harnesses).
