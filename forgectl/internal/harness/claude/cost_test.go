@@ -88,3 +88,34 @@ func TestCacheColdAfterACompaction(t *testing.T) {
 		t.Errorf("compacted a minute after the reply: expired %v, context %d; want expired, the compaction's 5200", s.CacheExpired, s.ContextTokens)
 	}
 }
+
+// An append is read on from where the index stopped, and the cost moves
+// with it: the new response is the context, and the tokens add up.
+func TestCostFollowsAnAppend(t *testing.T) {
+	f := newFixture(t)
+	repo := filepath.Join(f.home, "src", "api")
+	os.MkdirAll(repo, 0o755)
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	p := f.transcript(repo, "grows", now.Add(-time.Hour),
+		row(repo, "grows", "main", "cli", "look at the invoice rounding"),
+		usageRow(repo, "grows", "msg_1", now.Add(-time.Hour), 12, 40000, 2000, 350, 2000, 0))
+	opt := sessions.Options{IndexPath: filepath.Join(f.home, "idx"), Now: now}
+	if _, err := listAll(f.claude, snapstore.Store{}, opt); err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString(usageRow(repo, "grows", "msg_2", now.Add(-time.Minute), 3, 42000, 300, 90, 300, 0))
+	fh.Close()
+	os.Chtimes(p, now.Add(-time.Minute), now.Add(-time.Minute))
+	r, err := listAll(f.claude, snapstore.Store{}, opt)
+	if err != nil || len(r.Sessions) != 1 {
+		t.Fatalf("%v %d", err, len(r.Sessions))
+	}
+	s := r.Sessions[0]
+	if s.ContextTokens != 42303 || s.TokensUsed != 42362+42393 || s.CacheExpired {
+		t.Errorf("after the append: context %d, used %d, expired %v; want 42303, %d, warm", s.ContextTokens, s.TokensUsed, s.CacheExpired, 42362+42393)
+	}
+}
