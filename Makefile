@@ -171,6 +171,9 @@ bench: build
 	@echo
 	@echo "== resume search (tools/benchsearch)"
 	@(cd tools && go run ./benchsearch -bin $(BIN) -work $(CURDIR)/.bench)
+	@echo
+	@echo "== the picker's preview of a 100 MB transcript (tools/benchpreview)"
+	@(cd tools && go run ./benchpreview -src $(CURDIR)/forgectl)
 
 bench-100k: build
 	@mkdir -p .bench

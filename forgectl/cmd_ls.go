@@ -235,6 +235,17 @@ JSON (--json): an array ([] when empty) of objects with these fields
   relation         string   branch | fork | clear | "" (see LINEAGE)
   parent_exists    bool     the parent's transcript is still on disk (false
                             for a deleted one, whose id is still named)
+  context_tokens   number   the context a resume sends again: the newest
+                            response's input + cache-read + cache-creation
+                            tokens (after a compaction with no reply since,
+                            what the compaction left); 0 when none
+  model            string   the model of the newest response, "" when none
+  cache_likely_expired bool the prompt cache has likely expired, by Claude
+                            Code's own rule (5 minutes after the newest
+                            response, 1 hour when it wrote 1-hour cache;
+                            always after a compaction); true with no reply
+  tokens_used      number   the tokens (input, cache read and write, output)
+                            of every response in the session
 
 ` + exitcode.Table + `
 `

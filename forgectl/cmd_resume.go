@@ -53,6 +53,10 @@ type resumeOpts struct {
 	// empty query is bad usage, not "no search").
 	search    string
 	searching bool
+	// prices and warnContext are [resume.prices] and [resume]
+	// warn_context_tokens, for the picker and the dry run.
+	prices      render.Prices
+	warnContext int64
 }
 
 // plan is everything a resume will do, resolved before anything is done.
@@ -80,6 +84,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		a.refuseProxy(err)
 		return exit(exitcode.Refused)
 	}
+	o.prices, o.warnContext = pricesOf(cfg), cfg.Resume.WarnContextTokens
 	if o.searching {
 		s, err := a.resolveSearch(ctx, o)
 		if err != nil {
@@ -138,7 +143,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 
 func (a *app) resumeSession(ctx context.Context, cfg *config.Config, proxyEnv []string, s *harness.Session, o resumeOpts) error {
 	if a.verdict != nil {
-		a.verdict.found(s)
+		a.verdict.found(s, o)
 	}
 	p, err := a.plan(cfg, proxyEnv, s, o.fork)
 	if err != nil {
@@ -149,7 +154,7 @@ func (a *app) resumeSession(ctx context.Context, cfg *config.Config, proxyEnv []
 			a.verdict.fill(p)
 			return nil
 		}
-		a.printPlan(p, o.fork)
+		a.printPlan(p, o)
 		return nil
 	}
 	a.restoreTasks(ctx, p, o.fork)
@@ -217,13 +222,22 @@ func (a *app) plan(cfg *config.Config, proxyEnv []string, s *harness.Session, fo
 	return p, nil
 }
 
-func (a *app) printPlan(p plan, fork bool) {
+func (a *app) printPlan(p plan, o resumeOpts) {
+	fork := o.fork
 	w := a.stdout
-	fmt.Fprintf(w, "session: %s\n", p.session.ID)
-	fmt.Fprintf(w, "cwd: %s\n", p.session.Cwd)
+	s := p.session
+	fmt.Fprintf(w, "session: %s\n", s.ID)
+	fmt.Fprintf(w, "cwd: %s\n", s.Cwd)
 	fmt.Fprintf(w, "argv: %s\n", shellword.Join(p.argv))
 	for _, kv := range p.env {
 		fmt.Fprintf(w, "env: %s\n", shellword.Quote(kv))
+	}
+	if c := render.CostLine(s, a.now(), o.prices); c != "" {
+		fmt.Fprintf(w, "context: %s\n", c)
+		fmt.Fprintf(w, "used: %s tokens so far\n", render.Tokens(s.TokensUsed))
+	}
+	if overWarn(s, o) {
+		fmt.Fprintf(w, "warning: %s\n", warnText(s, o))
 	}
 	if len(p.tasks) == 0 {
 		return
@@ -323,9 +337,21 @@ THE PICKER
   Enter during the fill resumes the highlighted session, once the registry
   and the disk are checked again: a session that started running since is
   refused (exit 2), one whose transcript is gone is an error (exit 1).
+  The preview shows the session under the cursor: its facts, what resuming
+  it costs ("context 182k tokens · cache cold (3 h) · opus": the context
+  the resume sends again, whether the prompt cache has likely expired by
+  Claude Code's own rule, the model; a dollar figure with [resume.prices]),
+  then the end of its conversation, newest at the bottom, as far as the
+  pane allows: each prompt after "> ", the opening lines of each reply, a
+  tool call as one line after "· ", a run of them folded into a count. It
+  is read from the transcript's end only. With [resume] warn_context_tokens
+  set, choosing a session above it asks once before resuming ([y/N]; a no
+  leaves as Esc does, exit 130).
 
 FLAGS
-  --dry-run   print the resolved session, cwd, argv, added environment and
+  --dry-run   print the resolved session, cwd, argv, added environment,
+              what resuming costs ("context:", "used:", and a "warning:"
+              naming the figure above [resume] warn_context_tokens) and
               tasks to restore, as "key: value" lines; exec nothing, never
               prompt; exit with the code the real run would give
   --fork      pass --fork-session: branch a new session off the transcript.
@@ -364,3 +390,30 @@ from the argv (as launch does), so a piped --dry-run never shows it.
 
 ` + exitcode.Table + `
 `
+
+// pricesOf is [resume.prices] for rendering; nil when it prices nothing.
+func pricesOf(cfg *config.Config) render.Prices {
+	if len(cfg.Resume.Prices) == 0 {
+		return nil
+	}
+	return func(model string) (float64, float64, bool) {
+		p, ok := cfg.Resume.PriceFor(model)
+		return p.CacheWrite, p.CacheRead, ok
+	}
+}
+
+// overWarn says a resume of s would reload more context than [resume]
+// warn_context_tokens allows without asking (0: never).
+func overWarn(s *harness.Session, o resumeOpts) bool {
+	return o.warnContext > 0 && s.ContextTokens > o.warnContext
+}
+
+// warnText names the figure: what the resume reloads, and the threshold.
+func warnText(s *harness.Session, o resumeOpts) string {
+	state := "its prompt cache is likely still warm"
+	if s.CacheExpired {
+		state = "its prompt cache has likely expired, so all of it is written to the cache again"
+	}
+	return fmt.Sprintf("resuming reloads %s tokens of context, above [resume] warn_context_tokens (%s); %s",
+		render.Tokens(s.ContextTokens), render.Tokens(o.warnContext), state)
+}

@@ -82,9 +82,21 @@
 //	  Enter during the fill resumes the highlighted session, once the registry
 //	  and the disk are checked again: a session that started running since is
 //	  refused (exit 2), one whose transcript is gone is an error (exit 1).
+//	  The preview shows the session under the cursor: its facts, what resuming
+//	  it costs ("context 182k tokens · cache cold (3 h) · opus": the context
+//	  the resume sends again, whether the prompt cache has likely expired by
+//	  Claude Code's own rule, the model; a dollar figure with [resume.prices]),
+//	  then the end of its conversation, newest at the bottom, as far as the
+//	  pane allows: each prompt after "> ", the opening lines of each reply, a
+//	  tool call as one line after "· ", a run of them folded into a count. It
+//	  is read from the transcript's end only. With [resume] warn_context_tokens
+//	  set, choosing a session above it asks once before resuming ([y/N]; a no
+//	  leaves as Esc does, exit 130).
 //
 //	FLAGS
-//	  --dry-run   print the resolved session, cwd, argv, added environment and
+//	  --dry-run   print the resolved session, cwd, argv, added environment,
+//	              what resuming costs ("context:", "used:", and a "warning:"
+//	              naming the figure above [resume] warn_context_tokens) and
 //	              tasks to restore, as "key: value" lines; exec nothing, never
 //	              prompt; exit with the code the real run would give
 //	  --fork      pass --fork-session: branch a new session off the transcript.
@@ -131,6 +143,14 @@
 //	  transcript_path  string   its transcript
 //	  binary           string   the claude that would be exec'd
 //	  argv             array    its argv ([] when not ok)
+//	  context_tokens, model, cache_likely_expired, tokens_used
+//	                            what resuming the session resolved would cost,
+//	                            as in 'resume ls --json' (0, "", false, 0 when
+//	                            none was resolved)
+//	  estimated_usd    number   the context at the [resume.prices] cache-write
+//	                            price (cold cache) or cache-read price (warm);
+//	                            null when no price is configured for the model
+//	  over_warn_context bool    the context is above [resume] warn_context_tokens
 //
 //	EXIT STATUS
 //	  0    done
@@ -240,6 +260,17 @@
 //	  relation         string   branch | fork | clear | "" (see LINEAGE)
 //	  parent_exists    bool     the parent's transcript is still on disk (false
 //	                            for a deleted one, whose id is still named)
+//	  context_tokens   number   the context a resume sends again: the newest
+//	                            response's input + cache-read + cache-creation
+//	                            tokens (after a compaction with no reply since,
+//	                            what the compaction left); 0 when none
+//	  model            string   the model of the newest response, "" when none
+//	  cache_likely_expired bool the prompt cache has likely expired, by Claude
+//	                            Code's own rule (5 minutes after the newest
+//	                            response, 1 hour when it wrote 1-hour cache;
+//	                            always after a compaction); true with no reply
+//	  tokens_used      number   the tokens (input, cache read and write, output)
+//	                            of every response in the session
 //
 //	EXIT STATUS
 //	  0    done
@@ -353,6 +384,17 @@
 //	  relation         string   branch | fork | clear | "" (see LINEAGE)
 //	  parent_exists    bool     the parent's transcript is still on disk (false
 //	                            for a deleted one, whose id is still named)
+//	  context_tokens   number   the context a resume sends again: the newest
+//	                            response's input + cache-read + cache-creation
+//	                            tokens (after a compaction with no reply since,
+//	                            what the compaction left); 0 when none
+//	  model            string   the model of the newest response, "" when none
+//	  cache_likely_expired bool the prompt cache has likely expired, by Claude
+//	                            Code's own rule (5 minutes after the newest
+//	                            response, 1 hour when it wrote 1-hour cache;
+//	                            always after a compaction); true with no reply
+//	  tokens_used      number   the tokens (input, cache read and write, output)
+//	                            of every response in the session
 //	and one more:
 //	  hits             array    the best matching messages, at most 5: those
 //	                            holding the most query words first, then the

@@ -103,7 +103,7 @@ func (f *fakePicker) Pick(ctx context.Context, _ string, src *picker.Source) (pi
 	}
 	for _, it := range items {
 		f.rows = append(f.rows, it.Row())
-		f.previews = append(f.previews, it.Preview(80))
+		f.previews = append(f.previews, it.Preview(80, 40))
 	}
 	if f.err != nil {
 		return nil, f.err

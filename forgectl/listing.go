@@ -52,6 +52,7 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 		SkipTasks: !l.countTasks,
 		Home:      a.home,
 		Paths:     l.paths,
+		Now:       a.now(),
 	}, func(s *harness.Session) error {
 		if s.BrokenLines > 0 && l.verbose {
 			noteTo(l.w, "warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)

@@ -37,7 +37,7 @@ func TestLsJSON(t *testing.T) {
 	for k := range rows[0] {
 		keys = append(keys, k)
 	}
-	wantKeys := []string{"branch", "cwd", "cwd_exists", "entrypoint", "first_prompt", "harness", "hidden", "hidden_reason", "last_activity", "last_prompt", "last_prompt_at", "live", "messages", "name", "name_source", "parent_exists", "parent_session_id", "pid", "relation", "repo", "session_id", "size_bytes", "status", "tasks", "tasks_source", "tmux", "transcript_path", "version"}
+	wantKeys := []string{"branch", "cache_likely_expired", "context_tokens", "cwd", "cwd_exists", "entrypoint", "first_prompt", "harness", "hidden", "hidden_reason", "last_activity", "last_prompt", "last_prompt_at", "live", "messages", "model", "name", "name_source", "parent_exists", "parent_session_id", "pid", "relation", "repo", "session_id", "size_bytes", "status", "tasks", "tasks_source", "tmux", "tokens_used", "transcript_path", "version"}
 	if d := cmp.Diff(wantKeys, sorted(keys)); d != "" {
 		t.Fatalf("field table changed (-want +got):\n%s", d)
 	}

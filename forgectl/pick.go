@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,7 +63,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 				return nil
 			}
 			rows++
-			src.Append(pickItem{s: s, now: now, row: render.PickRow(now, s), h: a.harness(), kin: fam})
+			src.Append(pickItem{s: s, now: now, row: render.PickRow(now, s), h: a.harness(), kin: fam, prices: o.prices, tail: &tailCache{}})
 			return nil
 		})
 		switch {
@@ -118,7 +121,29 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 		a.hintf("run 'forgectl resume' again to pick from the sessions there are now")
 		return nil, exit(exitcode.Failed)
 	}
+	if err := a.confirmContext(&s, o); err != nil {
+		return nil, err
+	}
 	return &s, nil
+}
+
+// confirmContext asks, once, before a picked session whose context is
+// above [resume] warn_context_tokens is resumed: the picker is the one
+// place a person chooses without having seen the figure. Anything but a
+// yes leaves as Esc in the picker does.
+func (a *app) confirmContext(s *harness.Session, o resumeOpts) error {
+	if !overWarn(s, o) {
+		return nil
+	}
+	a.warnf("%s", warnText(s, o))
+	fmt.Fprintf(a.stderr, "forgectl: resume %s anyway? [y/N] ", render.ShortID(s.ID))
+	answer, _ := bufio.NewReader(a.stdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return nil
+	}
+	a.notef("not resumed")
+	return exit(exitcode.Interrupted)
 }
 
 // heldNotes keeps messages written while the picker draws, for after.
@@ -145,14 +170,60 @@ type pickItem struct {
 	s   *harness.Session
 	now time.Time
 	row string
-	h   harness.Harness // to count tasks for the preview when the listing skipped them
+	h   harness.Harness // to count tasks and read the conversation for the preview
 	kin *render.Kin     // the rows so far, for the preview's parent and children
+	// prices gives the dollar estimate ([resume.prices]; nil: none).
+	prices render.Prices
+	// tail keeps the conversation the preview read, for its next drawing.
+	tail *tailCache
 }
 
 func (p pickItem) Row() string { return p.row }
 
-func (p pickItem) Preview(width int) string {
-	return render.Preview(p.s, p.now, width, p.kin, func(s *harness.Session) (tasks.Counts, string) {
+// Preview is the session's facts, then as much of the end of its
+// conversation as the pane has lines for, the newest at the bottom.
+func (p pickItem) Preview(width, height int) string {
+	head := render.Preview(p.s, p.now, width, p.kin, func(s *harness.Session) (tasks.Counts, string) {
 		return p.h.Tasks(s)
-	})
+	}, p.prices)
+	return p.withConversation(head, width, height)
+}
+
+// withConversation puts the session's last turns below head, in the
+// lines of the pane head leaves (a blank one between).
+func (p pickItem) withConversation(head string, width, height int) string {
+	room := height - strings.Count(head, "\n") - 2
+	if room < 1 || p.tail == nil {
+		return head
+	}
+	turns, err := p.tail.get(p.h, p.s, room)
+	if err != nil {
+		return head + "\n\n" + render.Clean("(the conversation cannot be read: "+err.Error()+")")
+	}
+	if conv := render.Conversation(turns, width, room); conv != "" {
+		return head + "\n\n" + conv
+	}
+	return head
+}
+
+// tailCache is one session's conversation as the preview last read it:
+// the finder draws the preview again at every keystroke and reload, and
+// the turns are read again only for a taller pane or a grown transcript.
+type tailCache struct {
+	mu    sync.Mutex
+	max   int
+	size  int64
+	turns []harness.Turn
+	err   error
+}
+
+func (c *tailCache) get(h harness.Harness, s *harness.Session, max int) ([]harness.Turn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.max >= max && c.size == s.Size {
+		return c.turns, c.err
+	}
+	c.turns, c.err = h.Tail(s, max)
+	c.max, c.size = max, s.Size
+	return c.turns, c.err
 }

@@ -23,23 +23,24 @@ type searchItem struct {
 	hits []search.Hit
 }
 
-func (s searchItem) Preview(width int) string {
+func (s searchItem) Preview(width, height int) string {
 	var b strings.Builder
 	for _, h := range s.hits {
 		fmt.Fprintf(&b, "%-7s %s  %s\n", h.Role, render.Age(s.now, h.At), render.Clean(h.Snippet))
 	}
 	b.WriteString("\n")
-	return render.Wrap(b.String(), width) + "\n" + s.pickItem.Preview(width)
+	hits := render.Wrap(b.String(), width)
+	return hits + "\n" + s.pickItem.Preview(width, height-strings.Count(hits, "\n")-1)
 }
 
 // pickSearchHits opens the picker over the hits; the rows are final (the
 // listing is done), so the picker shows them at once.
-func (a *app) pickSearchHits(ctx context.Context, f found) (*harness.Session, error) {
+func (a *app) pickSearchHits(ctx context.Context, f found, o resumeOpts) (*harness.Session, error) {
 	now := a.now()
 	items := make([]picker.Item, len(f.idx))
 	for k, i := range f.idx {
 		s := &f.list[i]
-		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRow(now, s), h: a.harness()}, hits: f.hits[s.Transcript]}
+		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRow(now, s), h: a.harness(), prices: o.prices, tail: &tailCache{}}, hits: f.hits[s.Transcript]}
 	}
 	src := picker.NewSource()
 	src.Append(items...)
@@ -56,6 +57,9 @@ func (a *app) pickSearchHits(ctx context.Context, f found) (*harness.Session, er
 	if !ok {
 		a.errorf("picker: row %q names no session", it.Row())
 		return nil, exit(exitcode.Failed)
+	}
+	if err := a.confirmContext(si.s, o); err != nil {
+		return nil, err
 	}
 	return si.s, nil
 }

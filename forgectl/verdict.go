@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/msg"
@@ -30,7 +31,15 @@ const verdictFields = `VERDICT (--dry-run --json: one object on stdout; the exit
   session_id, cwd  string   the session resolved ("" when none)
   transcript_path  string   its transcript
   binary           string   the claude that would be exec'd
-  argv             array    its argv ([] when not ok)`
+  argv             array    its argv ([] when not ok)
+  context_tokens, model, cache_likely_expired, tokens_used
+                            what resuming the session resolved would cost,
+                            as in 'resume ls --json' (0, "", false, 0 when
+                            none was resolved)
+  estimated_usd    number   the context at the [resume.prices] cache-write
+                            price (cold cache) or cache-read price (warm);
+                            null when no price is configured for the model
+  over_warn_context bool    the context is above [resume] warn_context_tokens`
 
 // why records the first refusal of a --json dry run.
 func (a *app) why(reason string) {
@@ -39,8 +48,13 @@ func (a *app) why(reason string) {
 	}
 }
 
-func (v *verdict) found(s *harness.Session) {
+func (v *verdict) found(s *harness.Session, o resumeOpts) {
 	v.SessionID, v.Cwd, v.Transcript = s.ID, s.Cwd, s.Transcript
+	v.ContextTokens, v.Model, v.CacheLikelyExpired, v.TokensUsed = s.ContextTokens, s.Model, s.CacheExpired, s.TokensUsed
+	if usd, ok := render.Estimate(s, o.prices); ok {
+		v.EstimatedUSD = &usd
+	}
+	v.OverWarnContext = overWarn(s, o)
 }
 
 func (v *verdict) fill(p plan) { v.Binary, v.Argv = p.binary, p.argv }

@@ -72,6 +72,36 @@ type ProxyProfile struct {
 // Resume is the [resume] table.
 type Resume struct {
 	OnUpdate []OnUpdate
+	// WarnContextTokens is warn_context_tokens: a resume of a session whose
+	// context is above it asks first in the picker, and --dry-run names
+	// the figure; 0 (the default) never warns.
+	WarnContextTokens int64
+	// Prices is [resume.prices]: per model, what a million tokens cost in
+	// USD. Nothing is priced without it: forgectl compiles in no prices,
+	// which would go stale.
+	Prices map[string]Price
+}
+
+// Price is one [resume.prices] entry, in USD per million tokens.
+type Price struct {
+	CacheWrite float64 `toml:"cache_write"`
+	CacheRead  float64 `toml:"cache_read"`
+}
+
+// PriceFor is the price of model: the entry named exactly so, else the
+// one with the longest name that begins it ("claude-opus-4" prices
+// claude-opus-4-5-20251101); ok is false when none does.
+func (r *Resume) PriceFor(model string) (Price, bool) {
+	if p, ok := r.Prices[model]; ok {
+		return p, true
+	}
+	best, found := "", false
+	for name := range r.Prices {
+		if name != "" && strings.HasPrefix(model, name) && len(name) > len(best) {
+			best, found = name, true
+		}
+	}
+	return r.Prices[best], found
 }
 
 // Error is one problem in a config file.

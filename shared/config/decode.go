@@ -32,7 +32,9 @@ type launchTOML struct {
 type resumeTOML struct {
 	// Decoded by hand to name the entry and key of each problem, which the
 	// decoder's metadata cannot (it does not record array indices).
-	OnUpdate any `toml:"on_update"`
+	OnUpdate          any              `toml:"on_update"`
+	WarnContextTokens int64            `toml:"warn_context_tokens"`
+	Prices            map[string]Price `toml:"prices"`
 }
 
 // decoder carries one decode's state: the metadata, the source for line
@@ -63,8 +65,11 @@ func decode(cfg *Config, src string) ErrorList {
 		var r resumeTOML
 		if err := md.PrimitiveDecode(f.Resume, &r); err != nil {
 			d.decodeError(err, "", 0)
-		} else if md.IsDefined("resume", "on_update") {
-			cfg.Resume.OnUpdate = d.onUpdate(r.OnUpdate)
+		} else {
+			if md.IsDefined("resume", "on_update") {
+				cfg.Resume.OnUpdate = d.onUpdate(r.OnUpdate)
+			}
+			d.resumeCost(&r, &cfg.Resume)
 		}
 	}
 	if md.IsDefined("on_update") {
@@ -75,6 +80,30 @@ func decode(cfg *Config, src string) ErrorList {
 }
 
 func (d *decoder) add(e *Error) { d.problems = append(d.problems, e) }
+
+// resumeCost checks warn_context_tokens and [resume.prices]: a figure
+// below zero is a mistake, not "off".
+func (d *decoder) resumeCost(r *resumeTOML, out *Resume) {
+	if r.WarnContextTokens < 0 {
+		d.add(&Error{Line: d.loc.find("resume", -1, "warn_context_tokens"), Table: "resume", Key: "warn_context_tokens",
+			Reason: fmt.Sprintf("warn_context_tokens is %d; it must be 0 (off) or a token count", r.WarnContextTokens),
+			Hint:   "write a count such as 150000, or remove the key"})
+	} else {
+		out.WarnContextTokens = r.WarnContextTokens
+	}
+	for name, p := range r.Prices {
+		if p.CacheWrite < 0 || p.CacheRead < 0 {
+			d.add(&Error{Line: d.loc.find("resume.prices", -1, name), Table: "resume.prices", Key: name,
+				Reason: "a price below zero",
+				Hint:   "write USD per million tokens, as in { cache_write = 6.25, cache_read = 0.5 }"})
+			continue
+		}
+		if out.Prices == nil {
+			out.Prices = map[string]Price{}
+		}
+		out.Prices[name] = p
+	}
+}
 
 func (d *decoder) launch(p toml.Primitive, out *Launch) {
 	var l launchTOML

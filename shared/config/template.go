@@ -48,6 +48,23 @@ func Template() string {
 #https_proxy = "http://proxy.corp.example:3128"
 #no_proxy = "localhost,127.0.0.1"
 
+# [resume]: what a resume would cost. The picker's preview, "resume ls
+# --json" and "resume --dry-run" show the context a resume sends again and
+# whether the prompt cache has likely expired (Claude Code's own rule).
+# A resume of a session whose context is above warn_context_tokens asks
+# first in the picker, and --dry-run names the figure (0, the default: off).
+#[resume]
+#warn_context_tokens = 150000
+
+# Prices, in USD per million tokens, by model: the entry named exactly so,
+# else the longest name that begins the model's id. With none, no dollar
+# figure is shown: forgectl has no prices of its own, which would go stale.
+# The estimate is the context at the cache-write price when the cache has
+# likely expired, at the cache-read price when it is warm.
+#[resume.prices]
+#"claude-opus-4-5" = { cache_write = 6.25, cache_read = 0.5 }
+#"claude-sonnet-4" = { cache_write = 3.75, cache_read = 0.3 }
+
 # [[resume.on_update]]: hooks run by "forgectl resume hooks run" when the
 # installed claude changes version. Each entry names the harness (only
 # "claude") and exactly one of action = "restart" or command.

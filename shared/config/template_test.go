@@ -26,7 +26,7 @@ func TestTemplateAsWrittenIsEmpty(t *testing.T) {
 
 func TestTemplateExamplesAreValid(t *testing.T) {
 	src := uncomment(Template())
-	for _, section := range []string{"[launch.defaults]", "[[launch.project]]", "[proxy]", "[proxy.profiles.corp]", "[[resume.on_update]]"} {
+	for _, section := range []string{"[launch.defaults]", "[[launch.project]]", "[proxy]", "[proxy.profiles.corp]", "[resume]", "[resume.prices]", "[[resume.on_update]]"} {
 		if !strings.Contains(src, "\n"+section+"\n") {
 			t.Errorf("the template has no %s example", section)
 		}
@@ -42,6 +42,10 @@ func TestTemplateExamplesAreValid(t *testing.T) {
 	hooks := cfg.Resume.OnUpdate
 	if len(hooks) != 2 || hooks[0].Kind() != "restart" || hooks[1].Kind() != "command" {
 		t.Errorf("on_update examples = %+v, want a restart and a command", hooks)
+	}
+
+	if p, ok := cfg.Resume.PriceFor("claude-opus-4-5-20251101"); cfg.Resume.WarnContextTokens != 150000 || !ok || p.CacheWrite != 6.25 {
+		t.Errorf("the [resume] examples: warn %d, opus price %+v %v", cfg.Resume.WarnContextTokens, p, ok)
 	}
 
 	env, err := cfg.ProxyEnv()

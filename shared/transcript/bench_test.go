@@ -54,3 +54,31 @@ func BenchmarkEnvelope(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanReplies is BenchmarkScan with replies as Claude Code writes
+// them: each with its model, id and usage, some with a long text or a
+// tool call whose input is a file written whole, which the usage read
+// must not walk.
+func BenchmarkScanReplies(b *testing.B) {
+	out := strings.Repeat(`line of tool output with \"quotes\" and paths /home/alice/src/x.go:12 `, 200)
+	rows := []string{nl(user)}
+	for i := 0; i < 200; i++ {
+		r := reply("msg_"+strings.Repeat("x", i%7), "claude-opus-4-5", 3, 40000, 200, 90, 200, 0, "2026-12-01T10:00:00Z")
+		if i%4 == 0 {
+			r = strings.Replace(r, `done: \"usage\":{\"input_tokens\":999}`, out, 1)
+		}
+		rows = append(rows, nl(r), nl(strings.Replace(tool, "Task #1 created", out[:len(out)-i*7], 1)))
+	}
+	p := write(b, rows...)
+	st, err := os.Stat(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Scan(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -34,7 +34,8 @@ import (
 // are read by Classify, and LastUserOff/LastUserLen locate the prompt's
 // text literal, not its row. 5: envelope keys spaced around their colon
 // are read (a summary cached by 4 has no cwd, branch or version for them).
-const ParserVersion = 5
+// 6: assistant rows' usage is read (Usage).
+const ParserVersion = 6
 
 // Summary is what a listing needs from one transcript.
 type Summary struct {
@@ -61,6 +62,10 @@ type Summary struct {
 	// Lineage markers: where the session was branched, forked or
 	// continued from (lineage.Decide turns them into a parent).
 	lineage.Marks
+
+	// Usage is what the session's responses took, and what resuming it
+	// reloads.
+	Usage Usage
 
 	Messages    int // conversation rows
 	BrokenLines int // lines that are not JSON objects, or over the size cap
@@ -305,6 +310,12 @@ func (s *Summary) conversation(line []byte, off int64, r *Row) {
 			s.Entrypoint = v
 		}
 	}
+	switch {
+	case r.Type == "assistant":
+		s.Usage.assistant(line)
+	case r.Type == "system" && isCompactBoundary(head):
+		s.Usage.compaction(line)
+	}
 	// A human prompt, not a tool result or a meta row.
 	if !r.IsPrompt() {
 		return
@@ -328,6 +339,13 @@ func (s *Summary) conversation(line []byte, off int64, r *Row) {
 			}
 		}
 	}
+}
+
+// isCompactBoundary says a system row's head names the subtype that marks
+// a compaction (Ln in the 2.1.333 bundle: subtype "compact_boundary").
+func isCompactBoundary(head []byte) bool {
+	v, ok := firstString(head, `"subtype"`)
+	return ok && v == "compact_boundary"
 }
 
 // foreign records the other sessions a row names: requestSessionId (kept

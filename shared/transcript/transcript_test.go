@@ -55,6 +55,8 @@ func TestScan(t *testing.T) {
 		FirstPrompt: "please say hello to the login module", LastPrompt: "this will be slow",
 		CustomTitle: "Login bugfix work", AgentName: "Login bugfix work",
 		Messages: 5, BrokenLines: 1,
+		// The reply's time: the prompt cache is timed from it.
+		Usage: Usage{ReplyAtMs: 1795970466000},
 	}
 	if d := cmp.Diff(want, got, ignoreBook); d != "" {
 		t.Fatalf("(-want +got):\n%s", d)

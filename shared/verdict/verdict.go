@@ -18,4 +18,14 @@ type Verdict struct {
 	Transcript string   `json:"transcript_path"`
 	Binary     string   `json:"binary"`
 	Argv       []string `json:"argv"`
+	// What the resume would cost, for the session resolved (zero when
+	// none): as in ls --json, with the dollar estimate of [resume.prices]
+	// (nil without a price for the model) and whether the context is above
+	// [resume] warn_context_tokens.
+	ContextTokens      int64    `json:"context_tokens"`
+	Model              string   `json:"model"`
+	CacheLikelyExpired bool     `json:"cache_likely_expired"`
+	TokensUsed         int64    `json:"tokens_used"`
+	EstimatedUSD       *float64 `json:"estimated_usd"`
+	OverWarnContext    bool     `json:"over_warn_context"`
 }

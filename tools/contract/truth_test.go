@@ -185,6 +185,11 @@ type lsRow struct {
 	Hidden       bool   `json:"hidden"`
 	HiddenReason string `json:"hidden_reason"`
 	Transcript   string `json:"transcript_path"`
+	// What a resume would cost (issue 20).
+	ContextTokens      int64  `json:"context_tokens"`
+	Model              string `json:"model"`
+	CacheLikelyExpired bool   `json:"cache_likely_expired"`
+	TokensUsed         int64  `json:"tokens_used"`
 }
 
 // ls runs `forgectl resume ls --json` (plus args) and indexes the rows.

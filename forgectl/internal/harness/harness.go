@@ -3,7 +3,9 @@
 // in package claude below this one) says where its session files live and
 // how to walk them, how a file becomes a row of the listing (joined with
 // whatever the agent keeps beside it, see Lister), what is hidden and why,
-// whether a session is live, and how to resume one of its sessions; the
+// whether a session is live, what resuming one would cost (Session's
+// cost fields, kept in its record) and the end of its conversation for
+// the picker's preview (Tail), and how to resume one of its sessions; the
 // listing, search, the picker and resume go through it, so a second agent
 // is one more package and one more line in the roster (package
 // harnesses).
@@ -63,6 +65,11 @@ type Harness interface {
 	// counts out (the picker's does, to open sooner); the source is what
 	// Session.TasksSource would say.
 	Tasks(s *Session) (counts tasks.Counts, source string)
+	// Tail reads the newest turns of s's conversation, oldest first, for
+	// the picker's preview: enough to fill max preview lines (see Turns),
+	// read backwards from the end of its files and never more than
+	// TailBytes of them.
+	Tail(s *Session, max int) ([]Turn, error)
 	// ResumeArgs are the agent's arguments, after those of the launch
 	// profile, that resume s in place, or with fork branch a new session
 	// off it. The directory it runs in is s.Cwd.

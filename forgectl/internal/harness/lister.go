@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"time"
+
 	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/jsonl"
@@ -49,6 +51,9 @@ type OpenOptions struct {
 	// SkipTasks leaves task counts out (TasksSource ""), for a caller that
 	// reads them for one session later: the picker's preview.
 	SkipTasks bool
+	// Now is the listing's time: whether a session's prompt cache is
+	// still warm is judged at it (Session.CacheExpired).
+	Now time.Time
 }
 
 // Lister is one listing's view of a harness: what its rows are joined

@@ -48,6 +48,23 @@ type Session struct {
 
 	Snapshot *snapstore.Record
 
+	// What resuming the session would cost, from its newest response; zero
+	// when the harness cannot tell. ContextTokens is the context the
+	// resume sends again (its input, cache-read and cache-creation tokens);
+	// Model the model that answered; TokensUsed the tokens every response
+	// of the session took.
+	ContextTokens int64
+	Model         string
+	TokensUsed    int64
+	// LastReplyAt is when the newest response came (zero: none).
+	// CacheWarmUntil is when, by the agent's own rule, its prompt cache of
+	// the session counts as expired (zero: it already does, or there is
+	// none); CacheExpired is that rule at the listing's time
+	// (OpenOptions.Now).
+	LastReplyAt    time.Time
+	CacheWarmUntil time.Time
+	CacheExpired   bool
+
 	// ParentID is the session this one was branched or forked from, or
 	// continued after /clear (Relation says which: lineage.Branch, Fork,
 	// Clear); "" for none. ParentExists says its transcript is listed.

@@ -19,7 +19,9 @@ var ErrAborted = errors.New("picker aborted")
 // Item is one row: the text that is drawn and searched, and a preview.
 type Item interface {
 	Row() string
-	Preview(width int) string
+	// Preview is drawn in the preview pane, width columns by height
+	// lines (0: unknown).
+	Preview(width, height int) string
 }
 
 // Source feeds the picker while it is open. Rows are appended as a listing
@@ -200,7 +202,7 @@ func (s *Source) preselected(i int) bool {
 
 // preview draws row i of the finder's state (-1: nothing matches); the
 // finder calls it each time it draws, so it also notes the cursor's row.
-func (s *Source) preview(i, width int) string {
+func (s *Source) preview(i, width, height int) string {
 	s.shownMu.Lock()
 	switch {
 	case s.keep < 0:
@@ -222,7 +224,7 @@ func (s *Source) preview(i, width int) string {
 	if it == nil {
 		return ""
 	}
-	return it.Preview(width)
+	return it.Preview(width, height)
 }
 
 // chosen is row i of the finder's state.
@@ -261,7 +263,7 @@ func (Fuzzy) Pick(ctx context.Context, header string, src *Source) (Item, error)
 		fuzzyfinder.WithHeader(header),
 		fuzzyfinder.WithPromptString("resume> "),
 		fuzzyfinder.WithPreselected(src.preselected),
-		fuzzyfinder.WithPreviewWindow(func(i, width, _ int) string { return src.preview(i, width) }),
+		fuzzyfinder.WithPreviewWindow(func(i, width, height int) string { return src.preview(i, width, height) }),
 	)
 	switch failed := src.failed(); {
 	case failed != nil:

@@ -11,8 +11,8 @@ import (
 
 type item string
 
-func (i item) Row() string        { return string(i) }
-func (i item) Preview(int) string { return "preview of " + string(i) }
+func (i item) Row() string             { return string(i) }
+func (i item) Preview(int, int) string { return "preview of " + string(i) }
 
 func items(prefix string, n int) []Item {
 	out := make([]Item, n)
@@ -61,7 +61,7 @@ func TestPreselectThroughAReload(t *testing.T) {
 	s := NewSource()
 	s.Append(items("r", 5)...)
 	load(s)
-	if got := s.preview(2, 80); got != "preview of r2" {
+	if got := s.preview(2, 80, 24); got != "preview of r2" {
 		t.Fatalf("preview: %q", got)
 	}
 	if s.preselected(2) {
@@ -70,13 +70,13 @@ func TestPreselectThroughAReload(t *testing.T) {
 	s.Append(items("n", 3)...)
 	load(s)
 	// A screen of the unfiltered state, drawn before the filter ran.
-	s.preview(0, 80)
+	s.preview(0, 80, 24)
 	for i := range 8 {
 		if got, want := s.preselected(i), i == 2; got != want {
 			t.Fatalf("after a reload, preselected(%d) = %v", i, got)
 		}
 	}
-	s.preview(2, 80) // the filtered screen
+	s.preview(2, 80, 24) // the filtered screen
 	if s.preselected(2) {
 		t.Fatal("still preselected after the filtered screen")
 	}
@@ -89,12 +89,12 @@ func TestPreselectThroughAReload(t *testing.T) {
 	s.Append(item("x"))
 	load(s)
 	time.Sleep(keepFor + 10*time.Millisecond)
-	s.preview(4, 80)
+	s.preview(4, 80, 24)
 	if s.preselected(2) || s.preselected(4) {
 		t.Fatal("keep did not lapse")
 	}
 	// Nothing matches: no cursor row.
-	s.preview(-1, 80)
+	s.preview(-1, 80, 24)
 	s.Append(item("y"))
 	load(s)
 	for i := range 10 {
@@ -149,7 +149,7 @@ func TestAppendWhileTheFinderReloads(t *testing.T) {
 		for range 100 {
 			rows := load(s)
 			s.preselected(len(rows) - 1)
-			s.preview(len(rows)-1, 80)
+			s.preview(len(rows)-1, 80, 24)
 			s.chosen(len(rows) - 1)
 		}
 	})

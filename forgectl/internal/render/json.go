@@ -43,6 +43,13 @@ type SessionJSON struct {
 	ParentID     string       `json:"parent_session_id"`
 	Relation     string       `json:"relation"`
 	ParentExists bool         `json:"parent_exists"`
+	// What a resume would cost: the context it sends again, the model,
+	// whether the prompt cache has likely expired (Claude Code's rule),
+	// and the tokens the session's responses took.
+	ContextTokens      int64  `json:"context_tokens"`
+	Model              string `json:"model"`
+	CacheLikelyExpired bool   `json:"cache_likely_expired"`
+	TokensUsed         int64  `json:"tokens_used"`
 }
 
 // ToJSON is a session's record.
@@ -54,6 +61,7 @@ func ToJSON(s *harness.Session) SessionJSON {
 		Tasks: s.Tasks, TasksSource: s.TasksSource, Entrypoint: s.Entrypoint, Version: s.Version,
 		Hidden: s.Hidden, HiddenReason: s.HiddenReason, SizeBytes: s.Size, Messages: s.Messages,
 		Transcript: s.Transcript, ParentID: s.ParentID, Relation: s.Relation, ParentExists: s.ParentExists,
+		ContextTokens: s.ContextTokens, Model: s.Model, CacheLikelyExpired: s.CacheExpired, TokensUsed: s.TokensUsed,
 	}
 	if s.Live {
 		pid := s.Pid
@@ -174,6 +182,13 @@ func appendRecord(b []byte, j SessionJSON) []byte {
 	b = appendField(b, "relation", j.Relation)
 	b = append(b, `,"parent_exists":`...)
 	b = strconv.AppendBool(b, j.ParentExists)
+	b = append(b, `,"context_tokens":`...)
+	b = strconv.AppendInt(b, j.ContextTokens, 10)
+	b = appendField(b, "model", j.Model)
+	b = append(b, `,"cache_likely_expired":`...)
+	b = strconv.AppendBool(b, j.CacheLikelyExpired)
+	b = append(b, `,"tokens_used":`...)
+	b = strconv.AppendInt(b, j.TokensUsed, 10)
 	return append(b, '}')
 }
 

@@ -13,10 +13,11 @@ import (
 
 // Preview is the picker's preview of a session: what it is, where it runs,
 // whether it is live, its tasks, its first and last prompt, and (given its
-// kin) its parent and children. counts gives the task counts of a session
-// the listing did not count (nil: none shown); width wraps the lines (under
-// 20: not wrapped).
-func Preview(s *harness.Session, now time.Time, width int, k *Kin, counts func(*harness.Session) (tasks.Counts, string)) string {
+// kin) its parent and children, and what resuming it would cost (with a
+// dollar estimate when prices has one for its model; nil: none). counts
+// gives the task counts of a session the listing did not count (nil: none
+// shown); width wraps the lines (under 20: not wrapped).
+func Preview(s *harness.Session, now time.Time, width int, k *Kin, counts func(*harness.Session) (tasks.Counts, string), prices Prices) string {
 	var b strings.Builder
 	line := func(k, v string) {
 		if v != "" {
@@ -56,6 +57,10 @@ func Preview(s *harness.Session, now time.Time, width int, k *Kin, counts func(*
 	}
 	line("first", s.FirstPrompt)
 	line("last", s.LastPrompt)
+	line("context", CostLine(s, now, prices))
+	if s.TokensUsed > 0 {
+		line("used", Tokens(s.TokensUsed)+" tokens so far")
+	}
 	lineageLines(k, s, now, line)
 	return Wrap(b.String(), width)
 }

@@ -181,7 +181,7 @@ func TestPreviewNamesParentAndChildren(t *testing.T) {
 	list := lineageList()
 	fam := NewKin(list)
 	f := &list[6]
-	got := Preview(f, treeNow, 0, fam, nil)
+	got := Preview(f, treeNow, 0, fam, nil, nil)
 	for _, want := range []string{
 		"from     fork of p0000000: Parent work, 1h ago",
 		"children fork ff000000: Parent work, 2m ago",
@@ -191,10 +191,10 @@ func TestPreviewNamesParentAndChildren(t *testing.T) {
 			t.Errorf("preview lacks %q:\n%s", want, got)
 		}
 	}
-	if got := Preview(&list[3], treeNow, 0, fam, nil); !strings.Contains(got, "fork of deadbeef (gone): its transcript is no longer on disk") {
+	if got := Preview(&list[3], treeNow, 0, fam, nil, nil); !strings.Contains(got, "fork of deadbeef (gone): its transcript is no longer on disk") {
 		t.Errorf("orphan preview:\n%s", got)
 	}
-	if got := Preview(&list[0], treeNow, 0, fam, nil); !strings.Contains(got, "after /clear of c2222222: second, 6m ago") {
+	if got := Preview(&list[0], treeNow, 0, fam, nil, nil); !strings.Contains(got, "after /clear of c2222222: second, 6m ago") {
 		t.Errorf("clear preview:\n%s", got)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/interrupt"
@@ -46,6 +47,9 @@ type Options struct {
 	// harness's tree (search lists only its hits). The index is read, not
 	// written: it holds every session, and this listing saw a few.
 	Paths []string
+	// Now is the listing's time (see harness.OpenOptions); zero is the
+	// time it starts.
+	Now time.Time
 }
 
 // Stats is what a listing did besides handing on sessions.
@@ -83,7 +87,11 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	defer cancel()
 
 	// What every row is joined with is read while the tree is walked.
-	l := opt.Harness.Open(harness.OpenOptions{SkipTasks: opt.SkipTasks})
+	now := opt.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	l := opt.Harness.Open(harness.OpenOptions{SkipTasks: opt.SkipTasks, Now: now})
 	var ix *storedIndex
 	var ixErr, auxErr error
 	var auxChanged bool

@@ -20,7 +20,9 @@ import (
 // engine's own version covered both encodings until they moved here.
 const format = recordVersion<<8 | transcript.ParserVersion
 
-const recordVersion = 0
+// 1: the summary's Usage is stored (what a resume reloads, the cache's
+// clock, the tokens used), so a warm listing reads no transcript for it.
+const recordVersion = 1
 
 // Format is the version of what the listing stores for Claude Code.
 func (h *Harness) Format() uint64 { return format }
@@ -104,6 +106,7 @@ func (ent *indexEntry) Encode(e *binrec.Encoder) {
 	e.Int(int64(ent.Sum.Messages))
 	e.Int(int64(ent.Sum.BrokenLines))
 	e.Bool(ent.Sum.Sidechain)
+	encodeUsage(e, &ent.Sum.Usage)
 	e.Int(ent.Side.Size)
 	e.Int(ent.Side.MtimeNs)
 	e.String(ent.Side.Title)
@@ -137,6 +140,7 @@ func decodeEntry(file fresh.File, payload string) (*indexEntry, error) {
 	ent.Sum.Messages = int(d.Int())
 	ent.Sum.BrokenLines = int(d.Int())
 	ent.Sum.Sidechain = d.Bool()
+	decodeUsage(&d, &ent.Sum.Usage)
 	ent.Side = sideEntry{Size: d.Int(), MtimeNs: d.Int(), Title: d.String(), By: d.String()}
 	if d.Bool() {
 		n := d.Count()
@@ -160,6 +164,24 @@ func decodeEntry(file fresh.File, payload string) (*indexEntry, error) {
 		return nil, binrec.ErrCorrupt
 	}
 	return ent, nil
+}
+
+func encodeUsage(e *binrec.Encoder, u *transcript.Usage) {
+	e.Int(u.Context)
+	e.Int(u.Output)
+	e.String(u.Model)
+	e.Int(u.ReplyAtMs)
+	e.String(u.TTL)
+	e.Bool(u.Compacted)
+	e.Int(u.Used)
+	e.String(u.MsgID)
+	e.Int(u.MsgTokens)
+}
+
+func decodeUsage(d *binrec.Decoder, u *transcript.Usage) {
+	u.Context, u.Output, u.Model, u.ReplyAtMs = d.Int(), d.Int(), d.String(), d.Int()
+	u.TTL, u.Compacted = d.String(), d.Bool()
+	u.Used, u.MsgID, u.MsgTokens = d.Int(), d.String(), d.Int()
 }
 
 // histEntry is one session's newest prompt in the prompt history.

@@ -19,6 +19,7 @@ import (
 type lister struct {
 	h         *Harness
 	skipTasks bool
+	now       time.Time
 	live      map[string]registry.Entry
 	snaps     map[string]*snapstore.Record
 	taskDirs  map[string]bool
@@ -34,7 +35,7 @@ type lister struct {
 
 // Open starts a listing.
 func (h *Harness) Open(opt harness.OpenOptions) harness.Lister {
-	return &lister{h: h, skipTasks: opt.SkipTasks, snaps: map[string]*snapstore.Record{}}
+	return &lister{h: h, skipTasks: opt.SkipTasks, now: opt.Now, snaps: map[string]*snapstore.Record{}}
 }
 
 // Join reads the live registry, the snapshot store and which sessions
@@ -84,6 +85,7 @@ func (l *lister) Row(sc *jsonl.Scanner, f *harness.File, path string, stored har
 	}
 	ent, r.Problem = sidecar(f, path, ent)
 	s := build(f, path, ent)
+	s.CacheExpired = cacheExpired(&s, l.now)
 	if rec := l.snaps[s.ID]; rec != nil {
 		s.Snapshot = rec
 		if derivedName(s.NameSource) && rec.Name != "" {

@@ -24,6 +24,7 @@ func build(f *harness.File, path string, ent *indexEntry) harness.Session {
 		Messages:     sum.Messages,
 		BrokenLines:  sum.BrokenLines,
 	}
+	setCost(&s, &sum.Usage)
 	s.Name, s.NameSource = sum.Name()
 	// Claude Code's precedence: an agent name, then the custom title from
 	// the transcript, else from the sidecar file, then the AI title.

@@ -18,8 +18,8 @@ import (
 
 type item string
 
-func (i item) Row() string        { return string(i) }
-func (i item) Preview(int) string { return "preview of " + string(i) }
+func (i item) Row() string             { return string(i) }
+func (i item) Preview(int, int) string { return "preview of " + string(i) }
 
 func row(k int) picker.Item {
 	tag := "beta"

@@ -1,0 +1,348 @@
+package claude
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"time"
+
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/transcript"
+)
+
+// Tail reads the newest turns of a transcript backwards from its end, in
+// blocks, until the preview is full, the file's start, or TailBytes (see
+// harness.Harness). Rows are read as search reads them (transcript.
+// Classify): a tool result is settled at its first block's type, and its
+// output is never decoded.
+func (h *Harness) Tail(s *harness.Session, max int) ([]harness.Turn, error) {
+	f, err := fsutil.OpenRegular(s.Transcript)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return tailTurns(f, st.Size(), max, harness.TailBytes)
+}
+
+// tailBlock is the first read's size; each further read doubles, up to
+// tailBlockMax, so a tail of small rows costs one read and one of huge
+// tool outputs few.
+const (
+	tailBlock    = 64 << 10
+	tailBlockMax = 2 << 20
+)
+
+// tailTurns walks f's lines from size back, newest first. Each block is
+// searched once, forwards (a vectorised search) for its newlines: in JSON
+// lines a newline is only ever a line's end, so they are few. A line is
+// put together only when its start is found, so a megabyte-long tool
+// output costs one copy; one longer than DecodeCap (an attachment, a
+// pasted file) is passed over without being kept.
+func tailTurns(f io.ReaderAt, size int64, max int, budget int64) ([]harness.Turn, error) {
+	ts := harness.NewTurns(max)
+	pos := size
+	// pieces are the parts read so far of the newest line not yet whole,
+	// oldest first; skipping says that line is over the cap and dropped.
+	var pieces [][]byte
+	pending, skipping := 0, false
+	block, read := int64(tailBlock), int64(0)
+	var nls []int
+	for pos > 0 && !ts.Full() && read < budget {
+		n := min(block, pos, budget-read)
+		block = min(block*2, tailBlockMax)
+		pos -= n
+		chunk := make([]byte, n)
+		if _, err := f.ReadAt(chunk, pos); err != nil && err != io.EOF {
+			return nil, err
+		}
+		read += n
+		nls = newlines(chunk, nls[:0])
+		if len(nls) == 0 {
+			// All of the block is inside one line.
+			if !skipping {
+				pieces = append([][]byte{chunk}, pieces...)
+				if pending += len(chunk); pending > transcript.DecodeCap {
+					pieces, pending, skipping = nil, 0, true
+				}
+			}
+			if pos == 0 && !skipping {
+				tailLine(ts, join(nil, pieces))
+			}
+			continue
+		}
+		// The block's newest line runs on into the pieces. A last line
+		// still being written has no newline yet: it is read like the
+		// others, and Classify drops it when it is not whole.
+		last := nls[len(nls)-1]
+		more := true
+		if !skipping && !passOver(chunk[last+1:], pieces, pending) {
+			more = tailLine(ts, join(chunk[last+1:], pieces))
+		}
+		pieces, pending, skipping = nil, 0, false
+		end := last
+		for k := len(nls) - 2; k >= 0 && more; k-- {
+			more = tailLine(ts, chunk[nls[k]+1:end])
+			end = nls[k]
+		}
+		if !more {
+			break
+		}
+		// The block's oldest bytes begin a line that starts before it.
+		head := chunk[:nls[0]]
+		if pos == 0 {
+			tailLine(ts, head)
+			break
+		}
+		pieces, pending = [][]byte{head}, len(head)
+	}
+	return ts.Oldest(), nil
+}
+
+// passOver says a long line (over bigLine) holds no turn, from its first
+// bytes alone: a tool result or a row that is not a prompt's or a reply's,
+// whose megabytes are then never copied together.
+func passOver(first []byte, pieces [][]byte, pending int) bool {
+	if len(first)+pending <= bigLine {
+		return false
+	}
+	head := first
+	if len(head) < 4<<10 && len(pieces) > 0 {
+		head = append(append([]byte(nil), first...), pieces[0][:min(len(pieces[0]), 4<<10)]...)
+	}
+	// Classify reads a row's keys in order and stops once its kind is
+	// settled; on a cut line the kind it read so far is still the row's.
+	r, _ := transcript.Classify(head, transcript.NeedPrompt)
+	switch r.Type {
+	case "user":
+		return r.ToolResult || r.IsMeta
+	case "assistant", "":
+		return false
+	}
+	return true
+}
+
+// bigLine is the length over which a line is first judged by its head.
+const bigLine = 64 << 10
+
+// newlines appends the offsets of b's newlines to nls, in order.
+func newlines(b []byte, nls []int) []int {
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return nls
+		}
+		nls = append(nls, i+j)
+		i += j + 1
+	}
+}
+
+// join is first followed by the pieces, copied only when there are any.
+func join(first []byte, pieces [][]byte) []byte {
+	if len(pieces) == 0 {
+		return first
+	}
+	n := len(first)
+	for _, p := range pieces {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	out = append(out, first...)
+	for _, p := range pieces {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// tailLine adds the turns of one line, its blocks newest first; false when
+// no more are wanted.
+func tailLine(ts *harness.Turns, line []byte) bool {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || len(line) > transcript.DecodeCap {
+		return true
+	}
+	r, ok := transcript.Classify(line, transcript.NeedPrompt|transcript.NeedReply|transcript.NeedStamp)
+	if !ok {
+		return true
+	}
+	at := stampTime(r.Timestamp)
+	switch {
+	case r.IsPrompt():
+		lit := transcript.PromptLiteral(r.Content)
+		if lit == nil {
+			return true
+		}
+		t := transcript.PromptText(lit, true)
+		if t == "" {
+			return true
+		}
+		return ts.Add(harness.Turn{Kind: harness.TurnPrompt, Text: t, At: at})
+	case r.Type == "assistant":
+		turns := replyTurns(r.Content, at)
+		for k := len(turns) - 1; k >= 0; k-- {
+			if !ts.Add(turns[k]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// replyTurns are an assistant row's text replies and tool calls, in order;
+// thinking is left out.
+func replyTurns(content []byte, at time.Time) []harness.Turn {
+	if len(content) == 0 || content[0] != '[' {
+		return nil
+	}
+	var out []harness.Turn
+	jsonl.Elements(content, 0, func(e int) (int, bool) {
+		if content[e] != '{' {
+			return jsonl.Skip(content, e)
+		}
+		var typ, name, text []byte
+		var input []byte
+		end, ok := jsonl.Members(content, e, func(key []byte, v int) (int, bool) {
+			end, ok := jsonl.Skip(content, v)
+			if !ok {
+				return end, ok
+			}
+			switch string(key) {
+			case "type":
+				if typ == nil {
+					typ = content[v:end]
+				}
+			case "name":
+				if name == nil {
+					name = content[v:end]
+				}
+			case "text":
+				if text == nil {
+					text = content[v:end]
+				}
+			case "input":
+				if input == nil {
+					input = content[v:end]
+				}
+			}
+			return end, ok
+		})
+		if !ok {
+			return end, ok
+		}
+		switch str(typ) {
+		case "text":
+			if t := openingLines(text); t != "" {
+				out = append(out, harness.Turn{Kind: harness.TurnReply, Text: t, At: at})
+			}
+		case "tool_use":
+			n := str(name)
+			if n == "" {
+				break
+			}
+			t := n
+			if arg := toolArg(n, input); arg != "" {
+				t += ": " + arg
+			}
+			out = append(out, harness.Turn{Kind: harness.TurnTool, Tool: n, Text: t, At: at})
+		}
+		return end, true
+	})
+	return out
+}
+
+// openingLines is a reply's first harness.ReplyLines lines that hold
+// more than white space, each cut at 240 characters.
+func openingLines(lit []byte) string {
+	if len(lit) == 0 || lit[0] != '"' {
+		return ""
+	}
+	// The opening is all that is shown: no more than its first bytes are
+	// decoded, however long the reply.
+	t, ok := jsonl.StringHead(lit, 8<<10)
+	if !ok {
+		return ""
+	}
+	var lines []string
+	for _, l := range strings.Split(t, "\n") {
+		l = strings.TrimRight(l, " \t\r")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if r := []rune(l); len(r) > 240 {
+			l = string(r[:240]) + "…"
+		}
+		lines = append(lines, l)
+		if len(lines) == harness.ReplyLines {
+			break
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// toolArgKeys are the inputs a tool call is shown by, for Claude Code's
+// tools (facts/claude-code.md §h); another tool shows its first string.
+var toolArgKeys = map[string]string{
+	"Bash": "command", "Edit": "file_path", "MultiEdit": "file_path", "Write": "file_path", "Read": "file_path",
+	"NotebookEdit": "notebook_path", "Grep": "pattern", "Glob": "pattern", "WebFetch": "url", "WebSearch": "query",
+	"Task": "description", "Agent": "description", "TaskCreate": "subject", "TaskUpdate": "taskId", "Skill": "skill",
+}
+
+// toolArg is a tool call's main argument, on one line, cut at 160
+// characters.
+func toolArg(name string, input []byte) string {
+	if len(input) == 0 || input[0] != '{' {
+		return ""
+	}
+	want := toolArgKeys[name]
+	var pick, firstStr []byte
+	jsonl.Members(input, 0, func(key []byte, v int) (int, bool) {
+		end, ok := jsonl.Skip(input, v)
+		if ok && input[v] == '"' {
+			if pick == nil && want != "" && string(key) == want {
+				pick = input[v:end]
+			}
+			if firstStr == nil {
+				firstStr = input[v:end]
+			}
+		}
+		return end, ok
+	})
+	if pick == nil {
+		pick = firstStr
+	}
+	if pick == nil {
+		return ""
+	}
+	s, ok := jsonl.StringHead(pick, 4<<10)
+	if !ok {
+		return ""
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:160]) + "…"
+	}
+	return s
+}
+
+// str decodes a JSON string literal; "" for anything else.
+func str(lit []byte) string {
+	if len(lit) == 0 || lit[0] != '"' {
+		return ""
+	}
+	s, _, _ := jsonl.String(lit)
+	return s
+}
+
+// stampTime is a row's timestamp literal; zero when it does not parse.
+func stampTime(lit []byte) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, str(lit))
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
