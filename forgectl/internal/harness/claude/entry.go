@@ -20,7 +20,7 @@ import (
 // engine's own version covered both encodings until they moved here.
 const format = recordVersion<<8 | transcript.ParserVersion
 
-const recordVersion = 0
+const recordVersion = 1
 
 // Format is the version of what the listing stores for Claude Code.
 func (h *Harness) Format() uint64 { return format }
@@ -36,6 +36,9 @@ type indexEntry struct {
 	// Side is what the session's sidecar title file said, valid while the
 	// file keeps its size and mtime.
 	Side sideEntry
+	// Arch is what the session's <id>/archived.json said (Claude Code's
+	// own archive mark), valid while the file keeps its size and mtime.
+	Arch archEntry
 	// Tasks caches the counts of the session's task list; nil when the
 	// listing did not count them.
 	Tasks *taskEntry
@@ -46,6 +49,15 @@ type indexEntry struct {
 type sideEntry struct {
 	Size, MtimeNs int64
 	Title, By     string
+}
+
+// archEntry is a sidecar archived.json, read: Size is -1 when there is
+// none; Archived and AtMs are its marks when it parsed as Claude Code
+// parses it (see parseArchived).
+type archEntry struct {
+	Size, MtimeNs int64
+	Archived      bool
+	AtMs          int64
 }
 
 // taskEntry caches the status counts of a task list directory, valid while
@@ -108,6 +120,10 @@ func (ent *indexEntry) Encode(e *binrec.Encoder) {
 	e.Int(ent.Side.MtimeNs)
 	e.String(ent.Side.Title)
 	e.String(ent.Side.By)
+	e.Int(ent.Arch.Size)
+	e.Int(ent.Arch.MtimeNs)
+	e.Bool(ent.Arch.Archived)
+	e.Int(ent.Arch.AtMs)
 	e.Bool(ent.Tasks != nil)
 	if te := ent.Tasks; te != nil {
 		e.Uint(uint64(len(te.Files)))
@@ -138,6 +154,7 @@ func decodeEntry(file fresh.File, payload string) (*indexEntry, error) {
 	ent.Sum.BrokenLines = int(d.Int())
 	ent.Sum.Sidechain = d.Bool()
 	ent.Side = sideEntry{Size: d.Int(), MtimeNs: d.Int(), Title: d.String(), By: d.String()}
+	ent.Arch = archEntry{Size: d.Int(), MtimeNs: d.Int(), Archived: d.Bool(), AtMs: d.Int()}
 	if d.Bool() {
 		n := d.Count()
 		if d.Err() != nil {
