@@ -14,6 +14,7 @@
 //	  forgectl resume [FILTER]        pick a recent session from any repo and resume it in place
 //	  forgectl resume ls [--json]     list sessions without acting
 //	  forgectl resume search WORDS    list the sessions whose conversation holds every word
+//	  forgectl resume rename FILTER NAMEname a session that is not running, as /rename would
 //	  forgectl resume snapshot        capture what a live session's exit would destroy (Stop hook)
 //	  forgectl resume outdated        list live sessions running an older claude
 //	  forgectl resume restart         restart outdated sessions in their herdr panes
@@ -376,6 +377,52 @@
 //	  1  no session holds it (stdout empty; [] with --json; the hint on stderr
 //	     says what would find something), or the search failed
 //	  2  bad usage: no words, an unclosed quote, a bad flag
+//
+// # forgectl resume rename --help
+//
+//	forgectl resume rename — name a session from outside it, as /rename does
+//
+//	USAGE
+//	  forgectl resume rename [--all] FILTER NAME
+//
+//	Names the one session FILTER selects (the rules of 'forgectl resume': an
+//	exact id, an id prefix, an exact name, then a substring of the name, repo or
+//	cwd). It writes what Claude Code's /rename writes: a custom-title row and an
+//	agent-name row appended to the transcript, and <id>/custom-title.json beside
+//	it ({"customTitle", "by":"user", "at"}). Claude Code's own picker
+//	('claude --resume') and forgectl's listing and search show the new name, and
+//	a resumed session keeps it.
+//
+//	  forgectl resume rename 1fc9d747 'Login bugfix'
+//	  forgectl resume rename 'old name' 'new name'
+//
+//	The append moves the transcript's mtime to now, as /rename does: the session
+//	sorts first again, and Claude Code's retention sweep, which goes by that
+//	mtime, starts its count again.
+//
+//	A running session is refused: its claude appends to the same transcript and
+//	keeps its own name, which would win. Rename it with /rename inside it.
+//
+//	NAME is stored as typed, trimmed of surrounding spaces. A name Claude Code
+//	would change is refused instead: an empty one, one with a newline, tab or
+//	other control character (it would become a space), or one over 200
+//	characters (it would be cut).
+//
+//	Safety: the rows go in one append after whatever the file holds; a
+//	transcript that does not end in a newline (a writer killed mid-line) gets one
+//	first, and a write that fails part way is cut back off, so the transcript
+//	stays readable to Claude Code either way.
+//
+//	FLAGS
+//	  --all       let FILTER match hidden sessions too (an exact id always does)
+//
+//	EXIT STATUS
+//	  0    renamed
+//	  1    no session matched, FILTER matched several (they are listed on stdout),
+//	       the transcript is gone, or the write failed
+//	  2    the session is running (its pid is named), NAME was refused, or bad
+//	       usage
+//	  Any other code is a failure.
 //
 // # forgectl launch --help
 //
