@@ -143,7 +143,7 @@ func TestE2EDoctorRetention(t *testing.T) {
 	writeFile(t, lc, time.Now().Add(-2*time.Hour).UTC().Format(time.RFC3339))
 	at := time.Now().Add(-2 * time.Hour)
 	os.Chtimes(lc, at, at)
-	if r := e.doctorRow(t, e.home, menv); !strings.Contains(r.Message, "last sweep "+at.UTC().Format("2006-01-02 15:04 UTC")) ||
+	if r := e.doctorRow(t, e.home, menv); !strings.Contains(r.Message, "last sweep "+at.UTC().Format("2006-01-02 15:04 UTC")+" (2h ago)") ||
 		!strings.Contains(r.Message, "the next not before") {
 		t.Fatalf("last cleanup: %+v", r)
 	}
@@ -157,5 +157,36 @@ func TestE2EDoctorRetention(t *testing.T) {
 	os.RemoveAll(filepath.Join(e.claude, "file-history"))
 	if r := e.doctorRow(t, e.home, menv); r.Status != "ok" || !strings.Contains(r.Message, "no session is within 7 days") {
 		t.Fatalf("nothing due: %+v", r)
+	}
+}
+
+// CLAUDE_CONFIG_DIR moves the user settings, the transcripts and
+// .last-cleanup together: the row reads all three there. Run from HOME,
+// ~/.claude/settings.json is then the project's settings, and wins: the
+// real 2.1.333 kept a 40-day-old transcript with 3650 there and 1 in
+// $CLAUDE_CONFIG_DIR/settings.json (docs/retention.md).
+func TestE2EDoctorRetentionUnderClaudeConfigDir(t *testing.T) {
+	e := newE2E(t)
+	moved := filepath.Join(e.home, "elsewhere")
+	id := "d0000000-0000-4000-8000-000000000009"
+	proj := filepath.Join(moved, "projects", "-src-moved")
+	writeFile(t, filepath.Join(proj, id+".jsonl"), `{"type":"user","message":{"role":"user","content":"moved"},"uuid":"u1","timestamp":"2026-10-01T10:00:00Z","cwd":"/src/moved","sessionId":"`+id+`","version":"2.1.333","entrypoint":"cli"}`+"\n")
+	old := time.Now().Add(-12 * day)
+	os.Chtimes(filepath.Join(proj, id+".jsonl"), old, old)
+	writeFile(t, filepath.Join(moved, "settings.json"), `{"cleanupPeriodDays": 10}`)
+	writeFile(t, filepath.Join(e.claude, "settings.json"), `{"cleanupPeriodDays": 3650}`) // the project's, from HOME
+	lc := filepath.Join(moved, ".last-cleanup")
+	writeFile(t, lc, "")
+	at := time.Now().Add(-3 * day)
+	os.Chtimes(lc, at, at)
+	env := []string{"CLAUDE_CONFIG_DIR=" + moved, "FORGECTL_CLAUDE_MANAGED_DIR=" + filepath.Join(e.home, "none")}
+	if r := e.doctorRow(t, e.home, env...); r.Status != "ok" || !strings.Contains(r.Message, "cleanupPeriodDays 3650 ("+filepath.Join(e.claude, "settings.json")+")") {
+		t.Fatalf("from HOME: %+v", r)
+	}
+	r := e.doctorRow(t, moved, env...)
+	if r.Status != "warn" || !strings.Contains(r.Message, "cleanupPeriodDays 10 ("+filepath.Join(moved, "settings.json")+")") ||
+		!strings.Contains(r.Message, "1 session(s) past the cutoff") || !strings.Contains(r.Message, "last sweep "+at.UTC().Format("2006-01-02 15:04 UTC")+" (3d ago)") ||
+		!strings.Contains(r.Hint, filepath.Join(moved, "settings.json")) || !strings.Contains(r.Hint, "--older-than 3d") {
+		t.Fatalf("%+v", r)
 	}
 }

@@ -228,7 +228,7 @@ func (a *app) retentionRow(ctx context.Context) checkRow {
 	last := "no sweep recorded (no .last-cleanup)"
 	if st, err := os.Stat(filepath.Join(a.claudePaths().Root, ".last-cleanup")); err == nil {
 		at := st.ModTime()
-		last = fmt.Sprintf("last sweep %s (%s ago)", at.UTC().Format("2006-01-02 15:04 UTC"), render.Age(now, at))
+		last = fmt.Sprintf("last sweep %s (%s)", at.UTC().Format("2006-01-02 15:04 UTC"), render.Age(now, at))
 		if now.Sub(at) < 24*time.Hour {
 			last += fmt.Sprintf(", the next not before %s", at.Add(24*time.Hour).UTC().Format("2006-01-02 15:04 UTC"))
 		}
