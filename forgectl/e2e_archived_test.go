@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,6 +96,14 @@ func TestE2EArchivedInClaudeIsHidden(t *testing.T) {
 	}
 	check("cold")
 	check("warm")
+
+	// Search hides it too, and finds it with --all.
+	if code, out, _ := e.runBin(t, "resume", "search", "--json", "work"); code != 0 || strings.Contains(out, idArch) || !strings.Contains(out, idPlain) {
+		t.Fatalf("search: %d %s", code, out)
+	}
+	if code, out, _ := e.runBin(t, "resume", "search", "--json", "--all", "work"); code != 0 || !strings.Contains(out, idArch) {
+		t.Fatalf("search --all: %d %s", code, out)
+	}
 
 	// The mark goes and comes back: the stat sees it without a new prompt.
 	os.Remove(filepath.Join(e.cc.ProjectDir(api), idArch, "archived.json"))
