@@ -395,6 +395,7 @@
 //
 //	  forgectl resume rename 1fc9d747 'Login bugfix'
 //	  forgectl resume rename 'old name' 'new name'
+//	  forgectl resume rename 1fc9d747 -- '-draft-'    # a NAME starting with -
 //
 //	The append moves the transcript's mtime to now, as /rename does: the session
 //	sorts first again, and Claude Code's retention sweep, which goes by that
