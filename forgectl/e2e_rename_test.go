@@ -185,6 +185,13 @@ func TestE2ERenameRefusals(t *testing.T) {
 	if r := rowByID(e.lsJSON(t), idA); r == nil || r["name"] != long {
 		t.Fatalf("after: %v", r)
 	}
+	// A name that starts with "-" goes after "--", as --help says.
+	if code, _, errOut := e.runBin(t, "resume", "rename", idB, "--", "-draft-"); code != 0 {
+		t.Fatalf("-- -draft-: %d %s", code, errOut)
+	}
+	if r := rowByID(e.lsJSON(t), idB); r == nil || r["name"] != "-draft-" {
+		t.Fatalf("after --: %v", r)
+	}
 }
 
 func empty(s string) bool { return s == "" }
