@@ -5,6 +5,7 @@ package contract
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,14 @@ func TestRenameShownByClaudesPickerAndKept(t *testing.T) {
 	// An in-session /rename leaves an agent name, which the picker shows
 	// before a custom title: the outside rename must beat it.
 	p.slash("/rename Old inside name", "Session renamed to: Old inside name")
+	// While it runs, a rename from outside is refused, naming its pid.
+	before, _ := os.ReadFile(h.transcripts()[id])
+	if _, errOut, code := h.forgectl("resume", "rename", id, "Too early"); code != 2 || !strings.Contains(errOut, "(pid "+strconv.Itoa(p.pid)+")") {
+		t.Errorf("rename of the running session: exit %d, %s", code, errOut)
+	}
+	if after, _ := os.ReadFile(h.transcripts()[id]); !strings.HasPrefix(string(after), string(before)) || strings.Contains(string(after), "Too early") {
+		t.Errorf("a refused rename wrote to the transcript")
+	}
 	p.exit()
 
 	const name = "Renamed from outside"
