@@ -76,7 +76,7 @@ func TestE2EDoctorRetention(t *testing.T) {
 	r := e.doctorRow(t, e.home, menv)
 	if r.Status != "warn" || !strings.Contains(r.Message, "cleanupPeriodDays 30 (the default)") ||
 		!strings.Contains(r.Message, "1 session(s) past the cutoff, 1 more within 7 days") ||
-		!strings.Contains(r.Message, "also 1 task list(s) and 1 file-history folder(s)") ||
+		!strings.Contains(r.Message, "by their own mtime, also 1 task list(s) and 1 file-history folder(s)") ||
 		!strings.Contains(r.Message, "no sweep recorded") ||
 		!strings.Contains(r.Hint, "forgectl resume archive --older-than 23d") {
 		t.Fatalf("default: %+v", r)
@@ -186,7 +186,8 @@ func TestE2EDoctorRetentionUnderClaudeConfigDir(t *testing.T) {
 	r := e.doctorRow(t, moved, env...)
 	if r.Status != "warn" || !strings.Contains(r.Message, "cleanupPeriodDays 10 ("+filepath.Join(moved, "settings.json")+")") ||
 		!strings.Contains(r.Message, "1 session(s) past the cutoff") || !strings.Contains(r.Message, "last sweep "+at.UTC().Format("2006-01-02 15:04 UTC")+" (3d ago)") ||
-		!strings.Contains(r.Hint, filepath.Join(moved, "settings.json")) || !strings.Contains(r.Hint, "--older-than 3d") {
+		!strings.Contains(r.Hint, filepath.Join(moved, "settings.json")) || !strings.Contains(r.Hint, "--older-than 3d") ||
+		strings.Contains(r.Message, "task list") || strings.Contains(r.Message, "file-history") {
 		t.Fatalf("%+v", r)
 	}
 }

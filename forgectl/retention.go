@@ -234,9 +234,15 @@ func (a *app) retentionRow(ctx context.Context) checkRow {
 		}
 	}
 	due := fmt.Sprintf("%d session(s) past the cutoff, %d more within 7 days", sessions.past, sessions.soon)
-	if n := taskLists.past + taskLists.soon + fileHistory.past + fileHistory.soon; n > 0 {
-		due += fmt.Sprintf("; by their own mtime also %d task list(s) and %d file-history folder(s)",
-			taskLists.past+taskLists.soon, fileHistory.past+fileHistory.soon)
+	var also []string
+	if n := taskLists.past + taskLists.soon; n > 0 {
+		also = append(also, fmt.Sprintf("%d task list(s)", n))
+	}
+	if n := fileHistory.past + fileHistory.soon; n > 0 {
+		also = append(also, fmt.Sprintf("%d file-history folder(s)", n))
+	}
+	if len(also) > 0 {
+		due += "; by their own mtime, also " + strings.Join(also, " and ")
 	}
 	keep := fmt.Sprintf("keep them: forgectl resume archive --older-than %dd (moves them out of Claude Code's reach)", max(int(pol.days)-7, 1))
 	where := "~/.claude/settings.json"
