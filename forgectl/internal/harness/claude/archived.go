@@ -15,8 +15,9 @@ import (
 // ArchivedName is Claude Code's own archive mark in a session's folder:
 // <projectDir>/<sessionId>/archived.json, {"archived": <bool>, "at":
 // "<RFC 3339 with offset>"} (2.1.333 bundle: the zod object {archived:
-// boolean, at: datetime({offset: true})}, read with a 4 KiB cap). Its
-// picker shows "[archived]" for it; forgectl hides the session.
+// boolean, at: datetime({offset: true})}, read with a 4 KiB cap; its
+// picker reads and writes it only behind a feature flag, off offline, see
+// docs/retention.md). forgectl hides the session.
 const ArchivedName = "archived.json"
 
 // maxArchived is the bundle's cap: a bigger file marks nothing.

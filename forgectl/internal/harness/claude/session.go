@@ -36,8 +36,8 @@ func build(f *harness.File, path string, ent *indexEntry, archived bool) harness
 	}
 	switch {
 	case archived:
-		// The user's own choice, in Claude Code's picker: it says more
-		// than what the session is made of.
+		// A choice someone made, in Claude Code: it says more than
+		// what the session is made of, so it is the reason given.
 		s.Hidden, s.HiddenReason = true, "archived-in-claude"
 	case sum.Sidechain:
 		s.Hidden, s.HiddenReason = true, "sidechain"
