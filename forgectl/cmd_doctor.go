@@ -137,6 +137,7 @@ func doctorFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		reg, _ := a.registryRow()
 		rows = append(rows, reg)
 		rows = append(rows, a.resumeTasksRows()...)
+		rows = append(rows, a.retentionRow(ctx))
 		if err := a.printRows(rows, *asJSON); err != nil {
 			return err
 		}
@@ -156,12 +157,36 @@ Prints one row per check: ok, warn or fail, with a hint for anything not ok.
   sessions      the live registry is readable; how many sessions are live
   resume tasks  the Stop hook is wired, the snapshot store is being filled, and
                 Claude Code still names task directories after session ids
+  retention     what Claude Code's retention sweep deletes next: the effective
+                cleanupPeriodDays (see RETENTION), how many sessions are past
+                the cutoff and how many pass it within 7 days, when the last
+                sweep ran, and what keeps them
 
 Because 'resume snapshot' always exits 0, a missing or misspelled Stop hook
 looks exactly like one that works until a session exits and its tasks are
 gone: this check is the detector. It reads settings.json as Claude Code
 does: the last of duplicate keys counts, a leading byte-order mark and UTF-16
 text are accepted, and each hook command is split as /bin/sh splits it.
+
+RETENTION
+Claude Code deletes every transcript whose mtime is older than
+cleanupPeriodDays (default 30), with its <id>/ folder, and every tasks/<id>/
+and file-history/<id>/ older than that by its own mtime. Its own
+archived.json mark does not spare a session; history.jsonl keeps its lines.
+The sweep runs about 10 minutes after a TUI session's first prompt, or 5 s
+into a claude -p, at most once a day (~/.claude/.last-cleanup).
+
+The value is Claude Code's merge (2.1.333): managed settings
+(/etc/claude-code/managed-settings.json, then managed-settings.d/*.json; on
+macOS under /Library/Application Support/ClaudeCode) over
+.claude/settings.local.json over .claude/settings.json (both in the directory
+claude starts in: doctor reads the current one) over ~/.claude/settings.json.
+A value must be a whole number of at least 1. While a settings file does not
+parse, or cleanupPeriodDays is 0, negative, a fraction or a string, Claude
+Code skips the sweep; the row warns, since fixing the file starts it again.
+It warns whenever a session is past the cutoff or passes it within 7 days,
+and is quiet otherwise (a large value, or the old sessions archived). The
+count comes from the listing's stat walk: no transcript is opened.
 
 EXIT STATUS
   0 when no check failed (warnings allowed), 1 when one did.

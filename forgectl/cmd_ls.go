@@ -150,7 +150,8 @@ pipe.
 
 FLAGS
   --json      print a JSON array (fields below)
-  --all       include hidden sessions (print-mode, sidechains, continued)
+  --all       include hidden sessions (print-mode, sidechains, continued,
+              archived in Claude Code's picker)
   --tree      print each session below its parent, behind tree glyphs at the
               start of the line; the tree with the newest activity first,
               children newest first. A parent that is hidden or filtered out
@@ -226,7 +227,10 @@ JSON (--json): an array ([] when empty) of objects with these fields
   entrypoint       string   cli, sdk-cli (print mode), …
   version          string   the newest claude version that wrote the transcript
   hidden           bool     hidden from the default listing
-  hidden_reason    string   sidechain | print-mode | team | continued | empty | ""
+  hidden_reason    string   archived-in-claude (Claude Code's own mark:
+                            <id>/archived.json says archived, and no prompt
+                            came after it) | sidechain | print-mode | team |
+                            continued | empty | ""
   size_bytes       number   transcript size
   messages         number   conversation rows in the transcript
   transcript_path  string   the transcript file

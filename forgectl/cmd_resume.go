@@ -23,7 +23,7 @@ func resumeCommand() *command {
 		help:         func() string { return resumeHelp },
 		interspersed: true,
 		words:        completeFilter,
-		subs:         []*command{lsCommand(), searchCommand(), snapshotCommand(), outdatedCommand(), restartCommand(), hooksCommand()},
+		subs:         []*command{lsCommand(), searchCommand(), renameCommand(), snapshotCommand(), outdatedCommand(), restartCommand(), hooksCommand()},
 		flags: func(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
 			fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")

@@ -14,6 +14,7 @@
 //	  forgectl resume [FILTER]        pick a recent session from any repo and resume it in place
 //	  forgectl resume ls [--json]     list sessions without acting
 //	  forgectl resume search WORDS    list the sessions whose conversation holds every word
+//	  forgectl resume rename FILTER NAMEname a session that is not running, as /rename would
 //	  forgectl resume snapshot        capture what a live session's exit would destroy (Stop hook)
 //	  forgectl resume outdated        list live sessions running an older claude
 //	  forgectl resume restart         restart outdated sessions in their herdr panes
@@ -175,7 +176,8 @@
 //
 //	FLAGS
 //	  --json      print a JSON array (fields below)
-//	  --all       include hidden sessions (print-mode, sidechains, continued)
+//	  --all       include hidden sessions (print-mode, sidechains, continued,
+//	              archived in Claude Code's picker)
 //	  --tree      print each session below its parent, behind tree glyphs at the
 //	              start of the line; the tree with the newest activity first,
 //	              children newest first. A parent that is hidden or filtered out
@@ -251,7 +253,10 @@
 //	  entrypoint       string   cli, sdk-cli (print mode), …
 //	  version          string   the newest claude version that wrote the transcript
 //	  hidden           bool     hidden from the default listing
-//	  hidden_reason    string   sidechain | print-mode | team | continued | empty | ""
+//	  hidden_reason    string   archived-in-claude (Claude Code's own mark:
+//	                            <id>/archived.json says archived, and no prompt
+//	                            came after it) | sidechain | print-mode | team |
+//	                            continued | empty | ""
 //	  size_bytes       number   transcript size
 //	  messages         number   conversation rows in the transcript
 //	  transcript_path  string   the transcript file
@@ -375,7 +380,10 @@
 //	  entrypoint       string   cli, sdk-cli (print mode), …
 //	  version          string   the newest claude version that wrote the transcript
 //	  hidden           bool     hidden from the default listing
-//	  hidden_reason    string   sidechain | print-mode | team | continued | empty | ""
+//	  hidden_reason    string   archived-in-claude (Claude Code's own mark:
+//	                            <id>/archived.json says archived, and no prompt
+//	                            came after it) | sidechain | print-mode | team |
+//	                            continued | empty | ""
 //	  size_bytes       number   transcript size
 //	  messages         number   conversation rows in the transcript
 //	  transcript_path  string   the transcript file
@@ -411,6 +419,53 @@
 //	  1  no session holds it (stdout empty; [] with --json; the hint on stderr
 //	     says what would find something), or the search failed
 //	  2  bad usage: no words, an unclosed quote, a bad flag
+//
+// # forgectl resume rename --help
+//
+//	forgectl resume rename — name a session from outside it, as /rename does
+//
+//	USAGE
+//	  forgectl resume rename [--all] FILTER NAME
+//
+//	Names the one session FILTER selects (the rules of 'forgectl resume': an
+//	exact id, an id prefix, an exact name, then a substring of the name, repo or
+//	cwd). It writes what Claude Code's /rename writes: a custom-title row and an
+//	agent-name row appended to the transcript, and <id>/custom-title.json beside
+//	it ({"customTitle", "by":"user", "at"}). Claude Code's own picker
+//	('claude --resume') and forgectl's listing and search show the new name, and
+//	a resumed session keeps it.
+//
+//	  forgectl resume rename 1fc9d747 'Login bugfix'
+//	  forgectl resume rename 'old name' 'new name'
+//	  forgectl resume rename 1fc9d747 -- '-draft-'    # a NAME starting with -
+//
+//	The append moves the transcript's mtime to now, as /rename does: the session
+//	sorts first again, and Claude Code's retention sweep, which goes by that
+//	mtime, starts its count again.
+//
+//	A running session is refused: its claude appends to the same transcript and
+//	keeps its own name, which would win. Rename it with /rename inside it.
+//
+//	NAME is stored as typed, trimmed of surrounding spaces. A name Claude Code
+//	would change is refused instead: an empty one, one with a newline, tab or
+//	other control character (it would become a space), or one over 200
+//	characters (it would be cut).
+//
+//	Safety: the rows go in one append after whatever the file holds; a
+//	transcript that does not end in a newline (a writer killed mid-line) gets one
+//	first, and a write that fails part way is cut back off, so the transcript
+//	stays readable to Claude Code either way.
+//
+//	FLAGS
+//	  --all       let FILTER match hidden sessions too (an exact id always does)
+//
+//	EXIT STATUS
+//	  0    renamed
+//	  1    no session matched, FILTER matched several (they are listed on stdout),
+//	       the transcript is gone, or the write failed
+//	  2    the session is running (its pid is named), NAME was refused, or bad
+//	       usage
+//	  Any other code is a failure.
 //
 // # forgectl launch --help
 //
@@ -470,12 +525,36 @@
 //	  sessions      the live registry is readable; how many sessions are live
 //	  resume tasks  the Stop hook is wired, the snapshot store is being filled, and
 //	                Claude Code still names task directories after session ids
+//	  retention     what Claude Code's retention sweep deletes next: the effective
+//	                cleanupPeriodDays (see RETENTION), how many sessions are past
+//	                the cutoff and how many pass it within 7 days, when the last
+//	                sweep ran, and what keeps them
 //
 //	Because 'resume snapshot' always exits 0, a missing or misspelled Stop hook
 //	looks exactly like one that works until a session exits and its tasks are
 //	gone: this check is the detector. It reads settings.json as Claude Code
 //	does: the last of duplicate keys counts, a leading byte-order mark and UTF-16
 //	text are accepted, and each hook command is split as /bin/sh splits it.
+//
+//	RETENTION
+//	Claude Code deletes every transcript whose mtime is older than
+//	cleanupPeriodDays (default 30), with its <id>/ folder, and every tasks/<id>/
+//	and file-history/<id>/ older than that by its own mtime. Its own
+//	archived.json mark does not spare a session; history.jsonl keeps its lines.
+//	The sweep runs about 10 minutes after a TUI session's first prompt, or 5 s
+//	into a claude -p, at most once a day (~/.claude/.last-cleanup).
+//
+//	The value is Claude Code's merge (2.1.333): managed settings
+//	(/etc/claude-code/managed-settings.json, then managed-settings.d/*.json; on
+//	macOS under /Library/Application Support/ClaudeCode) over
+//	.claude/settings.local.json over .claude/settings.json (both in the directory
+//	claude starts in: doctor reads the current one) over ~/.claude/settings.json.
+//	A value must be a whole number of at least 1. While a settings file does not
+//	parse, or cleanupPeriodDays is 0, negative, a fraction or a string, Claude
+//	Code skips the sweep; the row warns, since fixing the file starts it again.
+//	It warns whenever a session is past the cutoff or passes it within 7 days,
+//	and is quiet otherwise (a large value, or the old sessions archived). The
+//	count comes from the listing's stat walk: no transcript is opened.
 //
 //	EXIT STATUS
 //	  0 when no check failed (warnings allowed), 1 when one did.

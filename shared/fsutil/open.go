@@ -183,6 +183,19 @@ func OpenAppend(path string, perm fs.FileMode) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
+// OpenAppendExisting opens path for reading and appending, never creating
+// it: for a file that belongs to another program (a Claude Code
+// transcript), where a row appended to a file that was deleted meanwhile
+// must not leave a new file holding that row alone. Anything but a
+// regular file is refused as OpenAppend refuses it.
+func OpenAppendExisting(path string) (*os.File, error) {
+	fd, _, err := open(path, unix.O_RDWR|unix.O_APPEND, 0)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
 // OpenDir opens a folder for reading its entries. O_DIRECTORY makes the
 // open fail with ENOTDIR before anything else is opened, so a FIFO where a
 // folder should be cannot block it.

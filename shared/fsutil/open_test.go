@@ -203,3 +203,42 @@ func umask(t *testing.T) fs.FileMode {
 	syscall.Umask(m)
 	return fs.FileMode(m)
 }
+
+// OpenAppendExisting never creates the file, appends after another
+// writer's line, and refuses a FIFO without blocking.
+func TestOpenAppendExisting(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t.jsonl")
+	if _, err := OpenAppendExisting(p); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+	if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal("OpenAppendExisting created the file")
+	}
+	os.WriteFile(p, []byte("one\n"), 0o600)
+	f, err := OpenAppendExisting(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	other, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	other.WriteString("two\n")
+	other.Close()
+	f.WriteString("three\n")
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, 0); err != nil || last[0] != 'o' {
+		t.Fatalf("read back %q, %v", last, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "one\ntwo\nthree\n" {
+		t.Fatalf("content %q", b)
+	}
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	within(t, "OpenAppendExisting "+fifo, func() {
+		if _, err := OpenAppendExisting(fifo); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("FIFO: %v", err)
+		}
+	})
+}

@@ -44,7 +44,7 @@ type Session struct {
 	TasksSource string // "live" (tasks/<id>/), "snapshot", "none", or "" when not counted
 
 	Hidden       bool
-	HiddenReason string // sidechain, print-mode (sdk-*), continued, team, empty
+	HiddenReason string // archived-in-claude, sidechain, print-mode (sdk-*), continued, team, empty
 
 	Snapshot *snapstore.Record
 

@@ -22,7 +22,9 @@ const format = recordVersion<<8 | transcript.ParserVersion
 
 // 1: the summary's Usage is stored (what a resume reloads, the cache's
 // clock, the tokens used), so a warm listing reads no transcript for it.
-const recordVersion = 1
+// 2: the stat of <id>/archived.json and its mark are stored beside the
+// custom title's.
+const recordVersion = 2
 
 // Format is the version of what the listing stores for Claude Code.
 func (h *Harness) Format() uint64 { return format }
@@ -38,6 +40,9 @@ type indexEntry struct {
 	// Side is what the session's sidecar title file said, valid while the
 	// file keeps its size and mtime.
 	Side sideEntry
+	// Arch is what the session's <id>/archived.json said (Claude Code's
+	// own archive mark), valid while the file keeps its size and mtime.
+	Arch archEntry
 	// Tasks caches the counts of the session's task list; nil when the
 	// listing did not count them.
 	Tasks *taskEntry
@@ -48,6 +53,15 @@ type indexEntry struct {
 type sideEntry struct {
 	Size, MtimeNs int64
 	Title, By     string
+}
+
+// archEntry is a sidecar archived.json, read: Size is -1 when there is
+// none; Archived and AtMs are its marks when it parsed as Claude Code
+// parses it (see parseArchived).
+type archEntry struct {
+	Size, MtimeNs int64
+	Archived      bool
+	AtMs          int64
 }
 
 // taskEntry caches the status counts of a task list directory, valid while
@@ -111,6 +125,10 @@ func (ent *indexEntry) Encode(e *binrec.Encoder) {
 	e.Int(ent.Side.MtimeNs)
 	e.String(ent.Side.Title)
 	e.String(ent.Side.By)
+	e.Int(ent.Arch.Size)
+	e.Int(ent.Arch.MtimeNs)
+	e.Bool(ent.Arch.Archived)
+	e.Int(ent.Arch.AtMs)
 	e.Bool(ent.Tasks != nil)
 	if te := ent.Tasks; te != nil {
 		e.Uint(uint64(len(te.Files)))
@@ -142,6 +160,7 @@ func decodeEntry(file fresh.File, payload string) (*indexEntry, error) {
 	ent.Sum.Sidechain = d.Bool()
 	decodeUsage(&d, &ent.Sum.Usage)
 	ent.Side = sideEntry{Size: d.Int(), MtimeNs: d.Int(), Title: d.String(), By: d.String()}
+	ent.Arch = archEntry{Size: d.Int(), MtimeNs: d.Int(), Archived: d.Bool(), AtMs: d.Int()}
 	if d.Bool() {
 		n := d.Count()
 		if d.Err() != nil {

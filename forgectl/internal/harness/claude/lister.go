@@ -84,7 +84,16 @@ func (l *lister) Row(sc *jsonl.Scanner, f *harness.File, path string, stored har
 		return r
 	}
 	ent, r.Problem = sidecar(f, path, ent)
-	s := build(f, path, ent)
+	var aerr error
+	if ent, aerr = archived(f, path, ent); aerr != nil {
+		r.Problem = errors.Join(r.Problem, aerr)
+	}
+	h, hasHist := l.hist.get(strings.TrimSuffix(f.Name, ".jsonl"))
+	var promptAt time.Time
+	if hasHist {
+		promptAt = time.UnixMilli(h.LastAtMs).UTC()
+	}
+	s := build(f, path, ent, ent.Arch.archivedNow(promptAt))
 	s.CacheExpired = cacheExpired(&s, l.now)
 	if rec := l.snaps[s.ID]; rec != nil {
 		s.Snapshot = rec
@@ -113,8 +122,8 @@ func (l *lister) Row(sc *jsonl.Scanner, f *harness.File, path string, stored har
 			s.Name, s.NameSource = e.Name, "registry"
 		}
 	}
-	if h, ok := l.hist.get(s.ID); ok {
-		s.LastPromptAt = time.UnixMilli(h.LastAtMs).UTC()
+	if hasHist {
+		s.LastPromptAt = promptAt
 		if s.LastPrompt == "" {
 			s.LastPrompt = h.Last
 		}
@@ -160,5 +169,5 @@ func (h *Harness) Indexed(f *harness.File, path string, stored harness.Stored) (
 	if err != nil {
 		return harness.Session{}, false
 	}
-	return build(f, path, ent), true
+	return build(f, path, ent, ent.Arch.archivedNow(time.Time{})), true
 }

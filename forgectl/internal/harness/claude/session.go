@@ -7,8 +7,9 @@ import (
 	"forgectl.dev/forgectl/internal/harness"
 )
 
-// build makes the row of a transcript from its record.
-func build(f *harness.File, path string, ent *indexEntry) harness.Session {
+// build makes the row of a transcript from its record; archived says
+// Claude Code's own archive mark hides it (see archEntry.archivedNow).
+func build(f *harness.File, path string, ent *indexEntry, archived bool) harness.Session {
 	sum := &ent.Sum
 	s := harness.Session{
 		ID:           strings.TrimSuffix(f.Name, ".jsonl"),
@@ -35,6 +36,10 @@ func build(f *harness.File, path string, ent *indexEntry) harness.Session {
 		s.LastPrompt = s.FirstPrompt
 	}
 	switch {
+	case archived:
+		// A choice someone made, in Claude Code: it says more than
+		// what the session is made of, so it is the reason given.
+		s.Hidden, s.HiddenReason = true, "archived-in-claude"
 	case sum.Sidechain:
 		s.Hidden, s.HiddenReason = true, "sidechain"
 	case strings.HasPrefix(sum.Entrypoint, "sdk-"):

@@ -26,9 +26,9 @@ func summarise(sc *jsonl.Scanner, f *harness.File, path string, old *indexEntry)
 	if old != nil && old.stamp().Same(now) {
 		return old, false, nil
 	}
-	ent := &indexEntry{File: now, Side: sideEntry{Size: -1}}
+	ent := &indexEntry{File: now, Side: sideEntry{Size: -1}, Arch: archEntry{Size: -1}}
 	if old != nil {
-		ent.Side, ent.Tasks = old.Side, old.Tasks
+		ent.Side, ent.Arch, ent.Tasks = old.Side, old.Arch, old.Tasks
 	}
 	fh, err := fsutil.OpenRegular(path)
 	if err != nil {

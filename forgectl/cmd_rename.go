@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/render"
+	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/msg"
+)
+
+func renameCommand() *command {
+	return &command{
+		name: "rename", desc: "name a session from outside it, as /rename does",
+		usage:        []usageLine{{"forgectl resume rename FILTER NAME", "name a session that is not running, as /rename would"}},
+		help:         func() string { return renameHelp },
+		interspersed: true,
+		words:        completeFilter,
+		flags:        renameFlags,
+	}
+}
+
+func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
+	all := fs.Bool("all", false, "let FILTER match hidden sessions too (an exact id always does)")
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 2 {
+			a.errorf("rename takes a FILTER and a NAME, got %d word(s)", len(args))
+			a.hintf("quote a name with spaces: forgectl resume rename 1fc9d747 'Login bugfix'")
+			return exit(exitcode.Usage)
+		}
+		filter, name := args[0], args[1]
+		r, ok := harness.AsRenamer(a.harness())
+		if !ok {
+			a.errorf("this harness cannot rename sessions")
+			return exit(exitcode.Failed)
+		}
+		name, err := r.CheckName(name)
+		if err != nil {
+			a.errorf("%v", err)
+			a.hintf("give a name on one line, without control characters, of at most 200 characters")
+			return exit(exitcode.Usage)
+		}
+		hits, err := a.matching(ctx, resumeOpts{filter: filter, all: *all})
+		if err != nil {
+			return err
+		}
+		switch {
+		case len(hits) == 0:
+			a.errorf("no session matches %s", msg.Quoted(filter))
+			a.hintf("'forgectl resume ls' lists every session; --all includes hidden ones")
+			return exit(exitcode.Failed)
+		case len(hits) > 1:
+			t := render.NewTable(a.stdout, a.now(), false, render.Listing)
+			for _, s := range hits {
+				t.Add(s)
+			}
+			if err := t.Close(); err != nil {
+				return err
+			}
+			a.errorf("%d sessions match %s", len(hits), msg.Quoted(filter))
+			a.hintf("a rename names one session: pass its id from the first column")
+			return exit(exitcode.Failed)
+		}
+		s := hits[0]
+		// The listing may be a moment old: ask the registry again, just
+		// before writing.
+		if gone := a.harness().Refresh(s); gone {
+			a.errorf("the transcript of session %s is gone", s.ID)
+			a.hintf("it was deleted or moved since the listing; 'forgectl resume ls' shows what is left")
+			return exit(exitcode.Failed)
+		}
+		if s.Live {
+			a.errorf("session %s is running (pid %d)", s.ID, s.Pid)
+			a.hintf("type /rename %s inside it, or quit it and run this again: the running claude appends to the same transcript and keeps its own name", name)
+			return exit(exitcode.Refused)
+		}
+		if err := r.Rename(s, name, a.now()); err != nil {
+			a.errorf("cannot rename session %s: %v", s.ID, err)
+			if errors.Is(err, harness.ErrLive) {
+				return exit(exitcode.Refused)
+			}
+			return exit(exitcode.Failed)
+		}
+		old := s.Name
+		if old == "" {
+			old = "(unnamed)"
+		}
+		a.notef("renamed session %s: %s -> %s", s.ID, msg.Quoted(old), msg.Quoted(name))
+		return nil
+	}
+}
+
+const renameHelp = `
+forgectl resume rename — name a session from outside it, as /rename does
+
+USAGE
+  forgectl resume rename [--all] FILTER NAME
+
+Names the one session FILTER selects (the rules of 'forgectl resume': an
+exact id, an id prefix, an exact name, then a substring of the name, repo or
+cwd). It writes what Claude Code's /rename writes: a custom-title row and an
+agent-name row appended to the transcript, and <id>/custom-title.json beside
+it ({"customTitle", "by":"user", "at"}). Claude Code's own picker
+('claude --resume') and forgectl's listing and search show the new name, and
+a resumed session keeps it.
+
+  forgectl resume rename 1fc9d747 'Login bugfix'
+  forgectl resume rename 'old name' 'new name'
+  forgectl resume rename 1fc9d747 -- '-draft-'    # a NAME starting with -
+
+The append moves the transcript's mtime to now, as /rename does: the session
+sorts first again, and Claude Code's retention sweep, which goes by that
+mtime, starts its count again.
+
+A running session is refused: its claude appends to the same transcript and
+keeps its own name, which would win. Rename it with /rename inside it.
+
+NAME is stored as typed, trimmed of surrounding spaces. A name Claude Code
+would change is refused instead: an empty one, one with a newline, tab or
+other control character (it would become a space), or one over 200
+characters (it would be cut).
+
+Safety: the rows go in one append after whatever the file holds; a
+transcript that does not end in a newline (a writer killed mid-line) gets one
+first, and a write that fails part way is cut back off, so the transcript
+stays readable to Claude Code either way.
+
+FLAGS
+  --all       let FILTER match hidden sessions too (an exact id always does)
+
+EXIT STATUS
+  0    renamed
+  1    no session matched, FILTER matched several (they are listed on stdout),
+       the transcript is gone, or the write failed
+  2    the session is running (its pid is named), NAME was refused, or bad
+       usage
+  Any other code is a failure.
+`

@@ -1,0 +1,149 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/transcript"
+)
+
+// MaxName is how many characters of a name Claude Code keeps (2.1.333:
+// the title is cut to 200 code points after control characters go).
+const MaxName = 200
+
+// NameError is a name Claude Code would not store as given.
+type NameError struct{ Reason string }
+
+func (e *NameError) Error() string { return e.Reason }
+
+// CheckName is the name as /rename stores it, trimmed of surrounding
+// spaces. Claude Code (2.1.333, function Ul) replaces control and format
+// characters and line or paragraph separators with a space, drops what
+// is left of control characters and keeps the first 200 characters; a
+// name it would change that way is refused here instead, so what the user
+// typed is what the picker shows.
+func (h *Harness) CheckName(name string) (string, error) {
+	if !utf8.ValidString(name) {
+		return "", &NameError{"the name is not valid UTF-8"}
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", &NameError{"the name is empty"}
+	}
+	for _, r := range name {
+		if unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
+			return "", &NameError{fmt.Sprintf("the name holds a control character (%U): Claude Code would turn it into a space", r)}
+		}
+	}
+	if n := utf8.RuneCountInString(name); n > MaxName {
+		return "", &NameError{fmt.Sprintf("the name is %d characters long: Claude Code keeps only the first %d", n, MaxName)}
+	}
+	return name, nil
+}
+
+// Rename appends what /rename appends to the transcript, a custom-title
+// row and an agent-name row (the picker shows an agent name first, so a
+// custom title alone would lose to an earlier /rename's agent name), and
+// then writes <id>/custom-title.json as /rename does: {"customTitle",
+// "by":"user","at"}, mode 0600 in a 0700 folder, replaced atomically.
+//
+// The rows go in one write(2) on an O_APPEND descriptor, so they land
+// whole after whatever is in the file. A transcript that does not end in
+// a newline (a writer killed mid-line) gets one first, so the cut line
+// stays a line of its own that readers skip, and the rows stay readable.
+// A write that fails part way (a full disk) is cut back off, so the next
+// row Claude Code appends does not land on a half row.
+func (h *Harness) Rename(s *harness.Session, name string, now time.Time) error {
+	if s.Live {
+		return harness.ErrLive
+	}
+	var rows bytes.Buffer
+	for _, row := range []any{
+		struct {
+			Type        string `json:"type"`
+			CustomTitle string `json:"customTitle"`
+			SessionID   string `json:"sessionId"`
+		}{"custom-title", name, s.ID},
+		struct {
+			Type      string `json:"type"`
+			AgentName string `json:"agentName"`
+			SessionID string `json:"sessionId"`
+		}{"agent-name", name, s.ID},
+	} {
+		if err := encodeJS(&rows, row); err != nil {
+			return err
+		}
+		rows.WriteByte('\n')
+	}
+	f, err := fsutil.OpenAppendExisting(s.Transcript)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	out := rows.Bytes()
+	if size := st.Size(); size > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, size-1); err != nil {
+			return fmt.Errorf("read the end of %s: %w", s.Transcript, err)
+		}
+		if last[0] != '\n' {
+			out = append([]byte{'\n'}, out...)
+		}
+	}
+	if n, err := f.Write(out); err != nil || n != len(out) {
+		if err == nil {
+			err = errors.New("short write")
+		}
+		// Nobody else appends (the session is not live): what is past
+		// the old size is this write's.
+		if terr := f.Truncate(st.Size()); terr != nil {
+			return fmt.Errorf("append to %s: %w (and cutting the partial row off failed: %v)", s.Transcript, err, terr)
+		}
+		return fmt.Errorf("append to %s: %w", s.Transcript, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", s.Transcript, err)
+	}
+	side := transcript.SidecarPath(s.Transcript, s.ID)
+	var doc bytes.Buffer
+	if err := encodeJS(&doc, struct {
+		CustomTitle string `json:"customTitle"`
+		By          string `json:"by"`
+		At          string `json:"at"`
+	}{name, "user", now.UTC().Format("2006-01-02T15:04:05.000Z")}); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(side), 0o700); err != nil {
+		return fmt.Errorf("the transcript is renamed, but %w", err)
+	}
+	if err := fsutil.WriteAtomic(side, doc.Bytes(), 0o600); err != nil {
+		return fmt.Errorf("the transcript is renamed, but writing %s failed: %w", side, err)
+	}
+	return nil
+}
+
+// encodeJS writes v as JavaScript's JSON.stringify does, with no
+// whitespace and without encoding/json's escapes of <, > and &.
+func encodeJS(b *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	b.Truncate(b.Len() - 1) // Encode's newline
+	return nil
+}
