@@ -8,6 +8,7 @@ import (
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
+	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/exitcode"
 )
 
@@ -28,20 +29,25 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
 	tree := fs.Bool("tree", false, "print children below their parent (branches, forks, /clear continuations)")
 	rootsOnly := fs.Bool("roots", false, "only sessions that are nobody's child: one row per line of work")
+	dates := dateFlags(a, fs, "resume ls ")
 	return func(ctx context.Context, args []string) error {
+		active, err := dates()
+		if err != nil {
+			return err
+		}
 		if *tree && *rootsOnly {
 			a.errorf("--tree and --roots cannot be combined")
 			a.hintf("--tree already starts each line of work at its root; --roots lists the roots alone")
 			return exit(exitcode.Refused)
 		}
 		if *tree || *rootsOnly {
-			return a.lsLineage(ctx, strings.Join(args, " "), *all, *verbose, *asJSON, *tree)
+			return a.lsLineage(ctx, strings.Join(args, " "), *all, *verbose, *asJSON, *tree, active)
 		}
 		m := match.New(strings.Join(args, " "), *all)
 		out, closeOut := a.sessionWriter(*asJSON)
 		filtered := strings.TrimSpace(strings.Join(args, " ")) != ""
 		var total, shown, hidden, live int
-		_, err := a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered}, func(s *harness.Session) error {
+		_, err = a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered, active: active}, func(s *harness.Session) error {
 			total++
 			if s.Hidden {
 				hidden++
@@ -81,9 +87,9 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 // lsLineage is ls --tree and ls --roots: both need the whole listing (a
 // child can be listed before its parent), so the sessions are collected
 // first.
-func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON, tree bool) error {
+func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON, tree bool, active when.Window) error {
 	var list []harness.Session
-	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true}, func(s *harness.Session) error {
+	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, active: active}, func(s *harness.Session) error {
 		list = append(list, *s)
 		return nil
 	})
@@ -141,7 +147,8 @@ const lsHelp = `
 forgectl resume ls — list Claude Code sessions without acting
 
 USAGE
-  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots] [FILTER]
+  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots]
+                    [--since WHEN] [--until WHEN] [FILTER]
 
 Newest first, printed as the listing finds them (with a FILTER, once the
 listing is done: which rule matched is known only then). FILTER narrows the
@@ -168,7 +175,7 @@ FLAGS
               row per line of work); composes with FILTER and --all. A
               session whose parent's transcript is gone counts as a root.
   --verbose   report files that could not be read
-  --tree and --roots together are refused (exit 2).
+` + datesHelp + `  --tree and --roots together are refused (exit 2).
 
 TABLE COLUMNS
   SESSION   full session id         TASKS   completed/total ("-": none)

@@ -10,6 +10,7 @@ import (
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/shellword"
+	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/msg"
@@ -32,11 +33,16 @@ func resumeCommand() *command {
 			asJSON := fs.Bool("json", false, "with --dry-run: print one verdict object (see VERDICT)")
 			stopped := fs.Int("assume-stopped", 0, "with --dry-run: resolve as though live `pid` had exited")
 			query := fs.String("search", "", "resolve to the sessions whose conversation holds QUERY (see 'resume search --help')")
+			dates := dateFlags(a, fs, "resume ")
 			return func(ctx context.Context, args []string) error {
+				active, err := dates()
+				if err != nil {
+					return err
+				}
 				searching := false
 				fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
 				o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose,
-					search: *query, searching: searching}
+					search: *query, searching: searching, active: active}
 				if *asJSON || *stopped != 0 {
 					return a.resumeVerdict(ctx, o, *asJSON, *stopped)
 				}
@@ -53,6 +59,9 @@ type resumeOpts struct {
 	// empty query is bad usage, not "no search").
 	search    string
 	searching bool
+	// active is --since and --until: the picker, a FILTER and --search see
+	// only the sessions last active inside it.
+	active when.Window
 }
 
 // plan is everything a resume will do, resolved before anything is done.
@@ -289,7 +298,8 @@ const resumeHelp = `
 forgectl resume — get back into a Claude Code session after a terminal restart
 
 USAGE
-  forgectl resume [--fork] [--dry-run] [--all] [FILTER]
+  forgectl resume [--fork] [--dry-run] [--all] [--since WHEN] [--until WHEN]
+                  [FILTER]
   forgectl resume --dry-run --json [--assume-stopped PID] FILTER
   forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
   forgectl resume ls [--json] [--all] [--tree | --roots] [FILTER]
@@ -333,7 +343,7 @@ FLAGS
               reported, not restored: a fork starts with an empty list.
   --all       include hidden sessions (print-mode, sidechains, continued)
   --verbose   report transcripts and registry files that could not be read
-  --json      with --dry-run: print one verdict object instead (VERDICT)
+` + datesHelp + `  --json      with --dry-run: print one verdict object instead (VERDICT)
   --assume-stopped PID
               with --dry-run: resolve as though the live claude PID had
               exited, so a session it runs is not refused as running (what

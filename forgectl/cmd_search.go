@@ -14,6 +14,7 @@ import (
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
+	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/interrupt"
@@ -41,7 +42,12 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
 	limit := fs.Int("limit", 0, "print at most N sessions (0: all)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read and what the index did")
+	dates := dateFlags(a, fs, "resume search ")
 	return func(ctx context.Context, args []string) error {
+		active, err := dates()
+		if err != nil {
+			return err
+		}
 		if *limit < 0 {
 			a.errorf("--limit must not be negative")
 			a.hintf("%s", a.prog.UsageHint("resume search "))
@@ -52,7 +58,7 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		if err != nil {
 			return err
 		}
-		found, err := a.searchSessions(ctx, q, *all, *verbose)
+		found, err := a.searchSessions(ctx, q, *all, *verbose, active)
 		if err != nil {
 			return err
 		}
@@ -94,6 +100,8 @@ type found struct {
 	// hidden are the matching sessions left out for being hidden (indexes
 	// into list).
 	hidden []int
+	// outside counts the matching sessions --since or --until left out.
+	outside int
 }
 
 // rawSearch runs the search alone, leaving on Ctrl-C at once: the search
@@ -130,7 +138,7 @@ func (a *app) searchOptions() search.Options {
 // searchSessions runs the search, then lists just the sessions it found
 // (sessions.Options.Paths): the rows of a few hits cost far less than a
 // listing of every session.
-func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose bool) (found, error) {
+func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose bool, active when.Window) (found, error) {
 	res, err := a.rawSearch(ctx, q)
 	if _, ok := cli.Code(err); ok {
 		return found{}, err
@@ -154,7 +162,7 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 		paths = append(paths, p)
 	}
 	var listed []harness.Session
-	_, lerr := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, paths: paths}, func(s *harness.Session) error {
+	_, lerr := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, paths: paths, active: active}, func(s *harness.Session) error {
 		listed = append(listed, *s)
 		return nil
 	})
@@ -174,6 +182,9 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 		a.notef("%d transcript(s) could not be searched; --verbose lists them", n)
 	}
 	f := found{list: listed, hits: res.Hits}
+	if !active.Open() {
+		f.outside = len(paths) - len(listed)
+	}
 	for i := range f.list {
 		if _, ok := f.hits[f.list[i].Transcript]; !ok {
 			continue
@@ -214,6 +225,8 @@ func (a *app) noHitHint(ctx context.Context, q search.Query, filter string, whol
 		return fmt.Sprintf("%d session(s) hold it, none matching %s; leave the filter out", len(whole.idx), msg.Quoted(filter))
 	case len(whole.hidden) > 0:
 		return fmt.Sprintf("%d hidden session(s) hold it, none matching %s; leave the filter out and add --all", len(whole.hidden), msg.Quoted(filter))
+	case whole.outside > 0:
+		return fmt.Sprintf("%d session(s) hold it, last active outside --since/--until; widen the dates", whole.outside)
 	}
 	if p := a.projectsProblem(); p != "" {
 		return p
@@ -301,7 +314,7 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*harness.Session
 	if err != nil {
 		return nil, err
 	}
-	whole, err := a.searchSessions(ctx, q, o.all, o.verbose)
+	whole, err := a.searchSessions(ctx, q, o.all, o.verbose, o.active)
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +379,8 @@ const searchHelpText = `
 forgectl resume search — find the sessions whose conversation holds words
 
 USAGE
-  forgectl resume search [--json] [--all] [--limit N] [--verbose] QUERY...
+  forgectl resume search [--json] [--all] [--limit N] [--verbose]
+                        [--since WHEN] [--until WHEN] QUERY...
   forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
 
 Lists the sessions holding every word of QUERY, newest first, in the ls table
@@ -420,7 +434,7 @@ FLAGS
   --all       include hidden sessions (print-mode, sidechains, continued)
   --limit N   print at most N sessions, the newest (0: all)
   --verbose   report transcripts that could not be read, and what the index did
-  Flags may come after the words. A word that starts with "-" is a flag
+` + datesHelp + `  Flags may come after the words. A word that starts with "-" is a flag
   unless it follows "--": search -- --force finds "--force".
 
 JSON (--json): an array of objects with every field of 'resume ls --json'

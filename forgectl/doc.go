@@ -48,7 +48,8 @@
 //	forgectl resume — get back into a Claude Code session after a terminal restart
 //
 //	USAGE
-//	  forgectl resume [--fork] [--dry-run] [--all] [FILTER]
+//	  forgectl resume [--fork] [--dry-run] [--all] [--since WHEN] [--until WHEN]
+//	                  [FILTER]
 //	  forgectl resume --dry-run --json [--assume-stopped PID] FILTER
 //	  forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
 //	  forgectl resume ls [--json] [--all] [--tree | --roots] [FILTER]
@@ -92,6 +93,15 @@
 //	              reported, not restored: a fork starts with an empty list.
 //	  --all       include hidden sessions (print-mode, sidechains, continued)
 //	  --verbose   report transcripts and registry files that could not be read
+//	  --since WHEN, --until WHEN
+//	              only sessions last active (the transcript's last write) at or
+//	              after, at or before WHEN: an age (90m, 3h, 2d, 1w: that long
+//	              ago), a day (2026-11-24, today, yesterday, or a weekday name,
+//	              monday or mon: the last one before today) or an RFC 3339 time.
+//	              A day counts whole at both ends (--until 2026-11-24 keeps all
+//	              of the 24th), in the local time zone (TZ). Decided on the
+//	              files' modification times, so the transcripts left out are
+//	              never read. A value neither form reads is refused (exit 2).
 //	  --json      with --dry-run: print one verdict object instead (VERDICT)
 //	  --assume-stopped PID
 //	              with --dry-run: resolve as though the live claude PID had
@@ -146,7 +156,8 @@
 //	forgectl resume ls — list Claude Code sessions without acting
 //
 //	USAGE
-//	  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots] [FILTER]
+//	  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots]
+//	                    [--since WHEN] [--until WHEN] [FILTER]
 //
 //	Newest first, printed as the listing finds them (with a FILTER, once the
 //	listing is done: which rule matched is known only then). FILTER narrows the
@@ -173,6 +184,15 @@
 //	              row per line of work); composes with FILTER and --all. A
 //	              session whose parent's transcript is gone counts as a root.
 //	  --verbose   report files that could not be read
+//	  --since WHEN, --until WHEN
+//	              only sessions last active (the transcript's last write) at or
+//	              after, at or before WHEN: an age (90m, 3h, 2d, 1w: that long
+//	              ago), a day (2026-11-24, today, yesterday, or a weekday name,
+//	              monday or mon: the last one before today) or an RFC 3339 time.
+//	              A day counts whole at both ends (--until 2026-11-24 keeps all
+//	              of the 24th), in the local time zone (TZ). Decided on the
+//	              files' modification times, so the transcripts left out are
+//	              never read. A value neither form reads is refused (exit 2).
 //	  --tree and --roots together are refused (exit 2).
 //
 //	TABLE COLUMNS
@@ -255,7 +275,8 @@
 //	forgectl resume search — find the sessions whose conversation holds words
 //
 //	USAGE
-//	  forgectl resume search [--json] [--all] [--limit N] [--verbose] QUERY...
+//	  forgectl resume search [--json] [--all] [--limit N] [--verbose]
+//	                        [--since WHEN] [--until WHEN] QUERY...
 //	  forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
 //
 //	Lists the sessions holding every word of QUERY, newest first, in the ls table
@@ -309,6 +330,15 @@
 //	  --all       include hidden sessions (print-mode, sidechains, continued)
 //	  --limit N   print at most N sessions, the newest (0: all)
 //	  --verbose   report transcripts that could not be read, and what the index did
+//	  --since WHEN, --until WHEN
+//	              only sessions last active (the transcript's last write) at or
+//	              after, at or before WHEN: an age (90m, 3h, 2d, 1w: that long
+//	              ago), a day (2026-11-24, today, yesterday, or a weekday name,
+//	              monday or mon: the last one before today) or an RFC 3339 time.
+//	              A day counts whole at both ends (--until 2026-11-24 keeps all
+//	              of the 24th), in the local time zone (TZ). Decided on the
+//	              files' modification times, so the transcripts left out are
+//	              never read. A value neither form reads is refused (exit 2).
 //	  Flags may come after the words. A word that starts with "-" is a flag
 //	  unless it follows "--": search -- --force finds "--force".
 //

@@ -54,7 +54,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 	fam := render.NewKin(nil)
 	go func() {
 		rows := 0
-		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose}, func(s *harness.Session) error {
+		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose, active: o.active}, func(s *harness.Session) error {
 			fam.Add(s) // a hidden parent is still named in a preview
 			if s.Hidden && !o.all {
 				return nil

@@ -22,6 +22,7 @@ import (
 	"sync"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/parallel"
@@ -46,6 +47,10 @@ type Options struct {
 	// harness's tree (search lists only its hits). The index is read, not
 	// written: it holds every session, and this listing saw a few.
 	Paths []string
+	// Active keeps only the files last written inside the window, decided
+	// on the walk's mtimes, so the others are never opened. A narrowed
+	// listing reads the index but does not write it, as with Paths.
+	Active when.Window
 }
 
 // Stats is what a listing did besides handing on sessions.
@@ -107,7 +112,14 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	if err != nil {
 		return st, err
 	}
+	// Every file is named to the lister, so a parent outside the window
+	// still counts as on disk.
 	l.Begin(files)
+	readOnly := opt.Paths != nil
+	if !opt.Active.Open() {
+		files = active(files, opt.Active)
+		readOnly = true
+	}
 	st.Problems = append(st.Problems, problems...)
 	st.Problems = append(st.Problems, joinProblems...)
 	for _, e := range []error{ixErr, auxErr} {
@@ -145,7 +157,7 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 			break // cancelled
 		}
 		sl := &slots[k]
-		if opt.IndexPath != "" && opt.Paths == nil {
+		if opt.IndexPath != "" && !readOnly {
 			save.take(files, slots, k)
 		}
 		if sl.problem != nil {
@@ -172,7 +184,7 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	p.stop()
 	cancel()
 	p.wait()
-	if opt.IndexPath != "" && opt.Paths == nil {
+	if opt.IndexPath != "" && !readOnly {
 		if err := save.finish(files, slots, p.doneUpTo(), l, auxChanged || ixErr != nil); err != nil {
 			st.Problems = append(st.Problems, err)
 		}
@@ -187,6 +199,18 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 		emitErr = parent.Err() // the pipe closes early only when cancelled
 	}
 	return st, emitErr
+}
+
+// active is the files last written inside w, in a new slice: the walk's
+// list is shared by the invocation's listings.
+func active(files []harness.File, w when.Window) []harness.File {
+	var out []harness.File
+	for k := range files {
+		if w.HoldsNs(files[k].MtimeNs) {
+			out = append(out, files[k])
+		}
+	}
+	return out
 }
 
 // slot is one file's outcome, made by a worker.
