@@ -34,15 +34,20 @@ func resumeCommand() *command {
 			stopped := fs.Int("assume-stopped", 0, "with --dry-run: resolve as though live `pid` had exited")
 			query := fs.String("search", "", "resolve to the sessions whose conversation holds QUERY (see 'resume search --help')")
 			dates := dateFlags(a, fs, "resume ")
+			color := colorFlag(a, fs, "resume ")
 			return func(ctx context.Context, args []string) error {
 				active, err := dates()
+				if err != nil {
+					return err
+				}
+				out, err := color()
 				if err != nil {
 					return err
 				}
 				searching := false
 				fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
 				o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose,
-					search: *query, searching: searching, active: active}
+					search: *query, searching: searching, active: active, out: out}
 				if *asJSON || *stopped != 0 {
 					return a.resumeVerdict(ctx, o, *asJSON, *stopped)
 				}
@@ -62,6 +67,8 @@ type resumeOpts struct {
 	// active is --since and --until: the picker, a FILTER and --search see
 	// only the sessions last active inside it.
 	active when.Window
+	// out is how candidates and the preview are drawn (--color).
+	out output
 }
 
 // plan is everything a resume will do, resolved before anything is done.
@@ -124,7 +131,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		// answer a picker: list the candidates rather than prompt (not in a
 		// verdict, which is one object).
 		if a.verdict == nil {
-			t := render.NewTable(a.stdout, a.now(), false, render.Listing)
+			t := a.table(o.out, false, render.Listing)
 			for _, s := range hits {
 				t.Add(s)
 			}
@@ -333,6 +340,10 @@ THE PICKER
   Enter during the fill resumes the highlighted session, once the registry
   and the disk are checked again: a session that started running since is
   refused (exit 2), one whose transcript is gone is an error (exit 1).
+  The finder keeps the list to the left half of the terminal; a row gives
+  its name what the repo and branch columns can spare (they narrow to 8
+  columns first). The rows are not coloured: the finder draws them as
+  plain text.
 
 FLAGS
   --dry-run   print the resolved session, cwd, argv, added environment and
@@ -343,7 +354,7 @@ FLAGS
               reported, not restored: a fork starts with an empty list.
   --all       include hidden sessions (print-mode, sidechains, continued)
   --verbose   report transcripts and registry files that could not be read
-` + datesHelp + `  --json      with --dry-run: print one verdict object instead (VERDICT)
+` + datesHelp + colorHelp + `  --json      with --dry-run: print one verdict object instead (VERDICT)
   --assume-stopped PID
               with --dry-run: resolve as though the live claude PID had
               exited, so a session it runs is not refused as running (what

@@ -43,8 +43,13 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 	limit := fs.Int("limit", 0, "print at most N sessions (0: all)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read and what the index did")
 	dates := dateFlags(a, fs, "resume search ")
+	color := colorFlag(a, fs, "resume search ")
 	return func(ctx context.Context, args []string) error {
 		active, err := dates()
+		if err != nil {
+			return err
+		}
+		o, err := color()
 		if err != nil {
 			return err
 		}
@@ -69,7 +74,7 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		if *asJSON {
 			err = writeSearchJSON(a.stdout, found)
 		} else if len(found.idx) > 0 {
-			err = writeSearchTable(a.stdout, a.now(), found, true)
+			err = a.writeSearchTable(o, q, found, true)
 		}
 		if err == nil && len(found.idx) == 0 {
 			err = a.noHit(ctx, q, query, "", found, found)
@@ -272,8 +277,18 @@ func (f found) best(i int) search.Hit {
 // writeSearchTable prints the ls table with the best hit's snippet last,
 // every row with its lineage mark. Candidate lists (several hits for
 // --search) have no header, so `awk '{print $1}'` yields ids.
-func writeSearchTable(w io.Writer, now time.Time, f found, header bool) error {
-	t := render.NewTable(w, now, header, render.Search)
+func (a *app) writeSearchTable(o output, q search.Query, f found, header bool) error {
+	t := render.NewTable(a.stdout, a.now(), header, render.Search)
+	// The snippet's matches, not a word of its role ("prompt: ").
+	t.Fit(o.width, o.style, func(v string) [][2]int {
+		at := strings.Index(v, ": ") + 2
+		marks := q.Marks(v[at:])
+		for k := range marks {
+			marks[k][0] += at
+			marks[k][1] += at
+		}
+		return marks
+	})
 	for _, i := range f.idx {
 		h := f.best(i)
 		t.Add(&f.list[i], h.Role.String()+": "+msg.Cut(h.Snippet, 80))
@@ -350,7 +365,7 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*harness.Session
 	}
 	a.why("ambiguous")
 	if a.verdict == nil { // a verdict is one object: no candidate table
-		if err := writeSearchTable(a.stdout, a.now(), f, false); err != nil {
+		if err := a.writeSearchTable(o.out, q, f, false); err != nil {
 			return nil, err
 		}
 	}
@@ -434,7 +449,7 @@ FLAGS
   --all       include hidden sessions (print-mode, sidechains, continued)
   --limit N   print at most N sessions, the newest (0: all)
   --verbose   report transcripts that could not be read, and what the index did
-` + datesHelp + `  Flags may come after the words. A word that starts with "-" is a flag
+` + datesHelp + colorHelp + `  Flags may come after the words. A word that starts with "-" is a flag
   unless it follows "--": search -- --force finds "--force".
 
 JSON (--json): an array of objects with every field of 'resume ls --json'

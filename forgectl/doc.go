@@ -83,6 +83,10 @@
 //	  Enter during the fill resumes the highlighted session, once the registry
 //	  and the disk are checked again: a session that started running since is
 //	  refused (exit 2), one whose transcript is gone is an error (exit 1).
+//	  The finder keeps the list to the left half of the terminal; a row gives
+//	  its name what the repo and branch columns can spare (they narrow to 8
+//	  columns first). The rows are not coloured: the finder draws them as
+//	  plain text.
 //
 //	FLAGS
 //	  --dry-run   print the resolved session, cwd, argv, added environment and
@@ -102,6 +106,12 @@
 //	              of the 24th), in the local time zone (TZ). Decided on the
 //	              files' modification times, so the transcripts left out are
 //	              never read. A value neither form reads is refused (exit 2).
+//	  --color WHEN
+//	              colour the table: auto (the default: on a terminal only),
+//	              always or never. NO_COLOR (any value) turns auto off,
+//	              CLICOLOR_FORCE (any value but 0) turns it on. Names are bold,
+//	              times dim, lineage marks cyan, a live mark red (yellow when
+//	              the session is idle), the match in a snippet bold yellow.
 //	  --json      with --dry-run: print one verdict object instead (VERDICT)
 //	  --assume-stopped PID
 //	              with --dry-run: resolve as though the live claude PID had
@@ -193,6 +203,12 @@
 //	              of the 24th), in the local time zone (TZ). Decided on the
 //	              files' modification times, so the transcripts left out are
 //	              never read. A value neither form reads is refused (exit 2).
+//	  --color WHEN
+//	              colour the table: auto (the default: on a terminal only),
+//	              always or never. NO_COLOR (any value) turns auto off,
+//	              CLICOLOR_FORCE (any value but 0) turns it on. Names are bold,
+//	              times dim, lineage marks cyan, a live mark red (yellow when
+//	              the session is idle), the match in a snippet bold yellow.
 //	  --tree and --roots together are refused (exit 2).
 //
 //	TABLE COLUMNS
@@ -200,7 +216,10 @@
 //	  ACTIVITY  last write, relative     LIVE    live:<pid> when running
 //	  REPO, BRANCH, NAME / LAST PROMPT
 //	  Column widths come from the first 200 rows; a longer repo, branch or name
-//	  further down is cut to fit (with …). Ids are never cut.
+//	  further down is cut to fit (with …). Ids are never cut. On a terminal
+//	  (COLUMNS when its width cannot be read) the table fits the width: the
+//	  name shrinks first, then repo and branch, cut values ending in …; widths
+//	  count display columns (a wide character is two). Piped, values are whole.
 //	  A child's title ends with its lineage: [fork of b3b98d6c], [branch of …],
 //	  [after /clear of …] (the parent's id prefix), "(gone)" after it when the
 //	  parent's transcript is no longer on disk. The picker's rows and the
@@ -339,6 +358,12 @@
 //	              of the 24th), in the local time zone (TZ). Decided on the
 //	              files' modification times, so the transcripts left out are
 //	              never read. A value neither form reads is refused (exit 2).
+//	  --color WHEN
+//	              colour the table: auto (the default: on a terminal only),
+//	              always or never. NO_COLOR (any value) turns auto off,
+//	              CLICOLOR_FORCE (any value but 0) turns it on. Names are bold,
+//	              times dim, lineage marks cyan, a live mark red (yellow when
+//	              the session is idle), the match in a snippet bold yellow.
 //	  Flags may come after the words. A word that starts with "-" is a flag
 //	  unless it follows "--": search -- --force finds "--force".
 //

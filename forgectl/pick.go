@@ -52,6 +52,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 	defer stopListing()
 	listed := make(chan error, 1)
 	fam := render.NewKin(nil)
+	cols := a.termWidth() // the rows are laid out for the list's half of it
 	go func() {
 		rows := 0
 		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose, active: o.active}, func(s *harness.Session) error {
@@ -60,7 +61,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 				return nil
 			}
 			rows++
-			src.Append(pickItem{s: s, now: now, row: render.PickRow(now, s), h: a.harness(), kin: fam})
+			src.Append(pickItem{s: s, now: now, row: render.PickRowIn(now, s, cols), h: a.harness(), kin: fam})
 			return nil
 		})
 		switch {

@@ -36,10 +36,11 @@ func (s searchItem) Preview(width int) string {
 // listing is done), so the picker shows them at once.
 func (a *app) pickSearchHits(ctx context.Context, f found) (*harness.Session, error) {
 	now := a.now()
+	cols := a.termWidth()
 	items := make([]picker.Item, len(f.idx))
 	for k, i := range f.idx {
 		s := &f.list[i]
-		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRow(now, s), h: a.harness()}, hits: f.hits[s.Transcript]}
+		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRowIn(now, s, cols), h: a.harness()}, hits: f.hits[s.Transcript]}
 	}
 	src := picker.NewSource()
 	src.Append(items...)
