@@ -123,7 +123,7 @@ func Search(ctx context.Context, opt Options, q Query) (Result, error) {
 	var res Result
 	for attempt := 0; ; attempt++ {
 		res.Stats = Stats{}
-		ix, problems, err := update(ctx, opt, &res.Stats)
+		ix, problems, err := update(ctx, opt, q, &res.Stats)
 		if err == nil {
 			res.Problems = problems
 			res.Hits, err = ix.query(q, workers(opt))

@@ -107,7 +107,7 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	} else {
 		files, problems, err = opt.Harness.Walk(ctx)
 	}
-	sortNewestFirst(files)
+	harness.SortNewestFirst(files)
 	wg.Wait()
 	if err != nil {
 		return st, err
