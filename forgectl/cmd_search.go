@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
@@ -63,6 +64,9 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		if err != nil {
 			return err
 		}
+		if !*asJSON && o.width > 0 {
+			return a.searchToTerminal(ctx, q, query, *all, *verbose, active, *limit, o)
+		}
 		found, err := a.searchSessions(ctx, q, *all, *verbose, active)
 		if err != nil {
 			return err
@@ -112,7 +116,7 @@ type found struct {
 // rawSearch runs the search alone, leaving on Ctrl-C at once: the search
 // itself stops between transcripts, but may be waiting for another
 // search's lock.
-func (a *app) rawSearch(ctx context.Context, q search.Query) (search.Result, error) {
+func (a *app) rawSearch(ctx context.Context, q search.Query, early func(string, []search.Hit)) (search.Result, error) {
 	type searched struct {
 		res search.Result
 		err error
@@ -120,6 +124,10 @@ func (a *app) rawSearch(ctx context.Context, q search.Query) (search.Result, err
 	ch := make(chan searched, 1)
 	opt := a.searchOptions()
 	opt.OnExit = func(fn func()) func() { return interrupt.OnExit(ctx, fn) }
+	opt.Early = early
+	if a.searchSeam != nil {
+		a.searchSeam(&opt)
+	}
 	go func() {
 		res, err := search.Search(ctx, opt, q)
 		ch <- searched{res, err}
@@ -144,9 +152,44 @@ func (a *app) searchOptions() search.Options {
 // (sessions.Options.Paths): the rows of a few hits cost far less than a
 // listing of every session.
 func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose bool, active when.Window) (found, error) {
-	res, err := a.rawSearch(ctx, q)
-	if _, ok := cli.Code(err); ok {
+	res, err := a.runSearch(ctx, q, nil)
+	if err != nil {
 		return found{}, err
+	}
+	paths := make([]string, 0, len(res.Hits))
+	for p := range res.Hits {
+		paths = append(paths, p)
+	}
+	f, err := a.listHits(ctx, res.Hits, paths, all, verbose, active)
+	if err == nil {
+		a.searchNotes(res, verbose)
+	}
+	return f, err
+}
+
+// searchNotes reports what the index did (--verbose) and the transcripts
+// it could not read.
+func (a *app) searchNotes(res search.Result, verbose bool) {
+	if verbose {
+		for _, p := range res.Problems {
+			a.warnf("%v", p)
+		}
+		st := res.Stats
+		a.notef("search index: %d transcripts read, %d unchanged, %d removed", st.Read, st.Reused, st.Removed)
+		if st.Rebuilt != "" {
+			a.notef("search index built from nothing: %s", st.Rebuilt)
+		}
+	} else if n := len(res.Problems); n > 0 {
+		a.notef("%d transcript(s) could not be searched; --verbose lists them", n)
+	}
+}
+
+// runSearch is rawSearch with its notes and failure reported;
+// early hears of hits as a first build finds them (search.Options.Early).
+func (a *app) runSearch(ctx context.Context, q search.Query, early func(string, []search.Hit)) (search.Result, error) {
+	res, err := a.rawSearch(ctx, q, early)
+	if _, ok := cli.Code(err); ok {
+		return res, err
 	}
 	for _, n := range res.Notes {
 		a.notef("%s", n)
@@ -160,12 +203,14 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 		} else {
 			a.hintf("the index under %s is a cache and safe to delete", a.searchOptions().Dir)
 		}
-		return found{}, exit(exitcode.Failed)
+		return res, exit(exitcode.Failed)
 	}
-	paths := make([]string, 0, len(res.Hits))
-	for p := range res.Hits {
-		paths = append(paths, p)
-	}
+	return res, nil
+}
+
+// listHits lists the sessions of paths, which hold hits, newest first,
+// the hidden ones (without all) and those outside active set apart.
+func (a *app) listHits(ctx context.Context, hits map[string][]search.Hit, paths []string, all, verbose bool, active when.Window) (found, error) {
 	var listed []harness.Session
 	_, lerr := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, paths: paths, active: active}, func(s *harness.Session) error {
 		listed = append(listed, *s)
@@ -174,19 +219,7 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 	if lerr != nil {
 		return found{}, lerr
 	}
-	if verbose {
-		for _, p := range res.Problems {
-			a.warnf("%v", p)
-		}
-		st := res.Stats
-		a.notef("search index: %d transcripts read, %d unchanged, %d removed", st.Read, st.Reused, st.Removed)
-		if st.Rebuilt != "" {
-			a.notef("search index built from nothing: %s", st.Rebuilt)
-		}
-	} else if n := len(res.Problems); n > 0 {
-		a.notef("%d transcript(s) could not be searched; --verbose lists them", n)
-	}
-	f := found{list: listed, hits: res.Hits}
+	f := found{list: listed, hits: hits}
 	if !active.Open() {
 		f.outside = len(paths) - len(listed)
 	}
@@ -244,7 +277,7 @@ func (a *app) noHitHint(ctx context.Context, q search.Query, filter string, whol
 	}
 	var none []string
 	for _, t := range q.Terms {
-		res, err := a.rawSearch(ctx, search.Query{Terms: []search.Term{t}})
+		res, err := a.rawSearch(ctx, search.Query{Terms: []search.Term{t}}, nil)
 		if err != nil {
 			return "no session holds every word; try fewer words"
 		}
@@ -274,13 +307,122 @@ func (f found) best(i int) search.Hit {
 	return search.Hit{}
 }
 
-// writeSearchTable prints the ls table with the best hit's snippet last,
-// every row with its lineage mark. Candidate lists (several hits for
-// --search) have no header, so `awk '{print $1}'` yields ids.
-func (a *app) writeSearchTable(o output, q search.Query, f found, header bool) error {
-	t := render.NewTable(a.stdout, a.now(), header, render.Search)
-	// The snippet's matches, not a word of its role ("prompt: ").
-	t.Fit(o.width, o.style, func(v string) [][2]int {
+// searchToTerminal is search on a terminal: the table is laid out for
+// the terminal at once (render.Table.Stream) and a first search's hits are
+// printed as the index build finds them, newest first; the hits a search
+// of an index that exists finds follow when it is done. Either way the
+// rows and their order are those of a warm search, and the index is
+// complete when it returns (an interrupted build leaves none: the next
+// search builds it again).
+func (a *app) searchToTerminal(ctx context.Context, q search.Query, query string, all, verbose bool, active when.Window, limit int, o output) error {
+	t := render.NewTable(a.stdout, a.now(), true, render.Search)
+	t.Fit(o.width, o.style, snippetMarks(q))
+	var (
+		mu    sync.Mutex
+		queue []string
+		hits  = map[string][]search.Hit{}
+		wake  = make(chan struct{}, 1)
+	)
+	early := func(path string, h []search.Hit) {
+		mu.Lock()
+		queue = append(queue, path)
+		hits[path] = h
+		mu.Unlock()
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	take := func() ([]string, map[string][]search.Hit) {
+		mu.Lock()
+		defer mu.Unlock()
+		q := queue
+		queue = nil
+		return q, hits
+	}
+	type searched struct {
+		res search.Result
+		err error
+	}
+	done := make(chan searched, 1)
+	go func() {
+		res, err := a.runSearch(ctx, q, early)
+		done <- searched{res, err}
+	}()
+	var whole found
+	shown := 0
+	handled := map[string]bool{}
+	// show lists paths' sessions and writes the rows, in listing order;
+	// paths come newest first, so batch after batch keeps that order.
+	show := func(paths []string, h map[string][]search.Hit) error {
+		if len(paths) == 0 {
+			return nil
+		}
+		f, err := a.listHits(ctx, h, paths, all, verbose, active)
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			handled[p] = true
+		}
+		whole.hidden = append(whole.hidden, f.hidden...)
+		whole.outside += f.outside
+		for _, i := range f.idx {
+			if limit > 0 && shown >= limit {
+				break
+			}
+			if shown == 0 {
+				t.Stream()
+			}
+			t.Add(&f.list[i], snippetCell(f.best(i)))
+			whole.idx = append(whole.idx, i)
+			shown++
+		}
+		return nil
+	}
+	var res search.Result
+	for waiting := true; waiting; {
+		select {
+		case <-wake:
+			if err := show(take()); err != nil {
+				return err
+			}
+			continue
+		case r := <-done:
+			if r.err != nil {
+				t.Close()
+				return r.err
+			}
+			res, waiting = r.res, false
+		}
+	}
+	if err := show(take()); err != nil {
+		return err
+	}
+	// What was not streamed (an index that existed): the rest, in order.
+	var rest []string
+	for p := range res.Hits {
+		if !handled[p] {
+			rest = append(rest, p)
+		}
+	}
+	if err := show(rest, res.Hits); err != nil {
+		return err
+	}
+	a.searchNotes(res, verbose)
+	if err := t.Close(); err != nil {
+		return err
+	}
+	if shown == 0 {
+		return a.noHit(ctx, q, query, "", whole, whole)
+	}
+	return nil
+}
+
+// snippetMarks highlights a snippet cell's matches, not a word of its
+// role ("prompt: ").
+func snippetMarks(q search.Query) func(string) [][2]int {
+	return func(v string) [][2]int {
 		at := strings.Index(v, ": ") + 2
 		marks := q.Marks(v[at:])
 		for k := range marks {
@@ -288,10 +430,20 @@ func (a *app) writeSearchTable(o output, q search.Query, f found, header bool) e
 			marks[k][1] += at
 		}
 		return marks
-	})
+	}
+}
+
+// snippetCell is the SNIPPET column: the best hit's role and text.
+func snippetCell(h search.Hit) string { return h.Role.String() + ": " + msg.Cut(h.Snippet, 80) }
+
+// writeSearchTable prints the ls table with the best hit's snippet last,
+// every row with its lineage mark. Candidate lists (several hits for
+// --search) have no header, so `awk '{print $1}'` yields ids.
+func (a *app) writeSearchTable(o output, q search.Query, f found, header bool) error {
+	t := render.NewTable(a.stdout, a.now(), header, render.Search)
+	t.Fit(o.width, o.style, snippetMarks(q))
 	for _, i := range f.idx {
-		h := f.best(i)
-		t.Add(&f.list[i], h.Role.String()+": "+msg.Cut(h.Snippet, 80))
+		t.Add(&f.list[i], snippetCell(f.best(i)))
 	}
 	return t.Close()
 }
@@ -442,6 +594,14 @@ THE INDEX
   (a transcript rewritten in place is read again whole); deleted transcripts
   drop out. A damaged index is reported on stderr and rebuilt; its answers
   are never used. Concurrent searches take turns on a lock.
+  The first search (no index yet) reads the transcripts newest first and,
+  on a terminal, prints each hit as it is read, newest first, while the
+  index is built behind them; the rows, and their order, are those a warm
+  search prints, and the index is complete when the command ends. Ctrl-C
+  during that build keeps the rows printed and writes no index (the next
+  search builds it again). On a terminal the table is laid out for its
+  width from the start; piped or with --json, the output comes whole at
+  the end, as before.
 
 FLAGS
   --json      print a JSON array (see below); [] when nothing matches

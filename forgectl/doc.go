@@ -342,6 +342,14 @@
 //	  (a transcript rewritten in place is read again whole); deleted transcripts
 //	  drop out. A damaged index is reported on stderr and rebuilt; its answers
 //	  are never used. Concurrent searches take turns on a lock.
+//	  The first search (no index yet) reads the transcripts newest first and,
+//	  on a terminal, prints each hit as it is read, newest first, while the
+//	  index is built behind them; the rows, and their order, are those a warm
+//	  search prints, and the index is complete when the command ends. Ctrl-C
+//	  during that build keeps the rows printed and writes no index (the next
+//	  search builds it again). On a terminal the table is laid out for its
+//	  width from the start; piped or with --json, the output comes whole at
+//	  the end, as before.
 //
 //	FLAGS
 //	  --json      print a JSON array (see below); [] when nothing matches

@@ -148,3 +148,71 @@ func TestE2EPickerRowsGiveTheNameTheRoom(t *testing.T) {
 	tm.run("send-keys", "-t", "t", "Escape")
 	e.waitExits(t, 1)
 }
+
+// A search lists only its hits, but a hit's parent that does not hold the
+// query is still on disk: its mark names it without "(gone)".
+func TestE2ESearchHitsParentIsNotGone(t *testing.T) {
+	e := newE2E(t)
+	h := &lineageHome{e: e, repo: e.repo("api")}
+	const parent, child = "aaaaaaaa-1111-4222-8333-444455556666", "bbbbbbbb-1111-4222-8333-444455556666"
+	h.session(parent, "", "", time.Now().Add(-time.Hour))
+	h.session(child, parent, "branch", time.Now().Add(-time.Minute))
+	out, err := e.command("resume", "search", "work on "+child).Output()
+	if err != nil {
+		t.Fatalf("search: %v", err)
+	}
+	line := lineOf(string(out), child)
+	if !strings.Contains(line, "[branch of aaaaaaaa]") || strings.Contains(line, "(gone)") {
+		t.Errorf("the hit's mark: %q\n%s", line, out)
+	}
+}
+
+// A first search on a terminal prints its hits as the index is built; what
+// it leaves on the screen is what a warm search prints there, row for row,
+// in the piped table's order, and the index it leaves is complete.
+func TestE2EFirstSearchStreamsTheWarmRows(t *testing.T) {
+	e := newE2E(t)
+	api := e.repo("api")
+	var ids []string
+	for k := range 40 {
+		id := fmt.Sprintf("5e55%04d-1111-4222-8333-444455556666", k)
+		text := fmt.Sprintf("session %d has nothing", k)
+		if k%4 != 3 {
+			text = fmt.Sprintf("session %d holds the needle", k)
+		}
+		// Hours apart, from 2h30m ago: the ages do not tick over between
+		// the two runs.
+		e.session(id, api, "main", text, "", 150*time.Minute+time.Duration(k)*time.Hour)
+		ids = append(ids, id)
+	}
+	index := filepath.Join(e.fc, "cache", "search")
+	os.RemoveAll(index)
+	first := e.inTmux(t, 200, nil, false, "resume", "search", "needle")
+	if _, err := os.Stat(filepath.Join(index, "catalog")); err != nil {
+		t.Fatalf("no index after the first search: %v", err)
+	}
+	warm := e.inTmux(t, 200, nil, false, "resume", "search", "needle")
+	if first != warm || !strings.Contains(first, "EXIT=0") {
+		t.Fatalf("the first search's screen differs from the warm one's:\n%s\n---\n%s", first, warm)
+	}
+	piped, err := e.command("resume", "search", "needle").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "5e55") {
+				out = append(out, l[:36])
+			}
+		}
+		return out
+	}
+	if got, want := order(first), order(string(piped)); strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 30 {
+		t.Errorf("terminal order %v\npiped order %v", got, want)
+	}
+	out, _ := e.command("resume", "search", "--verbose", "needle").CombinedOutput()
+	if !strings.Contains(string(out), "search index: 0 transcripts read, 40 unchanged") {
+		t.Errorf("the index was not complete: %s", out)
+	}
+}

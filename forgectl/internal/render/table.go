@@ -176,6 +176,25 @@ func (r row) cell(k int) string {
 	return r.cells[k]
 }
 
+// Stream lays the columns out for the terminal Fit named, at once rather
+// than from a sample, and writes the header: each row is then written as
+// it is added (a first search's hits, while the index is built). The
+// title keeps its layout's width and the extra columns (the snippet) take
+// the rest, shrunk as Fit shrinks them. Without a width it does nothing.
+func (t *Table) Stream() {
+	if t.fit <= 0 || t.widths != nil {
+		return
+	}
+	t.widths = append([]int{36, 8, 12, 14, 5, 4, t.layout.Title}, make([]int, len(t.layout.Extra))...)
+	for k := fixedCols; k < len(t.widths); k++ {
+		t.widths[k] = t.fit
+	}
+	t.shrink()
+	if t.header {
+		t.row(row{cells: t.heads})
+	}
+}
+
 // measure is a cell's width: display columns on a terminal, runes for a
 // pipe (what the table always counted).
 func (t *Table) measure(s string) int {

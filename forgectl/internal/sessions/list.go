@@ -112,9 +112,17 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	if err != nil {
 		return st, err
 	}
-	// Every file is named to the lister, so a parent outside the window
-	// still counts as on disk.
-	l.Begin(files)
+	// Every file on disk is named to the lister, so that a parent outside
+	// the window, or not among the Paths (a search's hits), still counts
+	// as on disk. The walk is the invocation's one walk (a search made
+	// it already).
+	known := files
+	if opt.Paths != nil {
+		if all, _, werr := opt.Harness.Walk(ctx); werr == nil {
+			known = all
+		}
+	}
+	l.Begin(known)
 	readOnly := opt.Paths != nil
 	if !opt.Active.Open() {
 		files = active(files, opt.Active)
