@@ -513,7 +513,7 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*harness.Session
 	case len(f.idx) == 1:
 		return &f.list[f.idx[0]], nil
 	case !o.dryRun && a.stdinTTY && a.stdoutTTY:
-		return a.pickSearchHits(ctx, f)
+		return a.pickSearchHits(ctx, f, q, o.out.style)
 	}
 	a.why("ambiguous")
 	if a.verdict == nil { // a verdict is one object: no candidate table

@@ -86,7 +86,8 @@
 //	  The finder keeps the list to the left half of the terminal; a row gives
 //	  its name what the repo and branch columns can spare (they narrow to 8
 //	  columns first). The rows are not coloured: the finder draws them as
-//	  plain text.
+//	  plain text. With --search, the preview's hits show the words found
+//	  highlighted (--color as for the tables).
 //
 //	FLAGS
 //	  --dry-run   print the resolved session, cwd, argv, added environment and

@@ -21,6 +21,10 @@ import (
 type searchItem struct {
 	pickItem
 	hits []search.Hit
+	// q and style highlight the query's words in the hits (the finder's
+	// preview reads SGR escapes; its rows do not).
+	q     search.Query
+	style render.Style
 }
 
 func (s searchItem) Preview(width int) string {
@@ -29,18 +33,24 @@ func (s searchItem) Preview(width int) string {
 		fmt.Fprintf(&b, "%-7s %s  %s\n", h.Role, render.Age(s.now, h.At), render.Clean(h.Snippet))
 	}
 	b.WriteString("\n")
-	return render.Wrap(b.String(), width) + "\n" + s.pickItem.Preview(width)
+	// Wrapped first, then coloured line by line, so that no escape is
+	// counted as text or cut in two.
+	lines := strings.Split(render.Wrap(b.String(), width), "\n")
+	for k, l := range lines {
+		lines[k] = s.style.Marked(l, s.q.Marks(l))
+	}
+	return strings.Join(lines, "\n") + "\n" + s.pickItem.Preview(width)
 }
 
 // pickSearchHits opens the picker over the hits; the rows are final (the
 // listing is done), so the picker shows them at once.
-func (a *app) pickSearchHits(ctx context.Context, f found) (*harness.Session, error) {
+func (a *app) pickSearchHits(ctx context.Context, f found, q search.Query, style render.Style) (*harness.Session, error) {
 	now := a.now()
 	cols := a.termWidth()
 	items := make([]picker.Item, len(f.idx))
 	for k, i := range f.idx {
 		s := &f.list[i]
-		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRowIn(now, s, cols), h: a.harness()}, hits: f.hits[s.Transcript]}
+		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRowIn(now, s, cols), h: a.harness()}, hits: f.hits[s.Transcript], q: q, style: style}
 	}
 	src := picker.NewSource()
 	src.Append(items...)

@@ -81,3 +81,28 @@ func TestFirstSearchPrintsBeforeTheIndexIsBuilt(t *testing.T) {
 		t.Errorf("no index after the search: %v", err)
 	}
 }
+
+// The picker over search hits highlights the query's words in the hits of
+// its preview on a terminal, and not under NO_COLOR or --color=never.
+func TestSearchPickerPreviewHighlightsTheMatch(t *testing.T) {
+	h, _, _ := demo(t)
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want bool
+	}{
+		{nil, nil, true},
+		{map[string]string{"NO_COLOR": "1"}, nil, false},
+		{nil, []string{"--color=never"}, false},
+	} {
+		p := &fakePicker{}
+		r := h.runWith(true, p, c.env, append([]string{"resume", "--search", "o"}, c.args...)...)
+		if r.code != 0 || len(p.previews) < 2 {
+			t.Fatalf("%v %v: exit %d, %d previews: %s", c.env, c.args, r.code, len(p.previews), r.stderr)
+		}
+		got := strings.Contains(p.previews[0], "\x1b[1;33mo\x1b[0m")
+		if got != c.want || (!c.want && strings.Contains(p.previews[0], "\x1b[")) {
+			t.Errorf("%v %v: highlighted %v, want %v:\n%q", c.env, c.args, got, c.want, p.previews[0])
+		}
+	}
+}
