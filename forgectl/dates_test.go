@@ -151,3 +151,15 @@ func TestResumeAndSearchSince(t *testing.T) {
 		t.Fatalf("search outside the dates: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// The picker lists only the sessions inside the dates.
+func TestPickerSinceUntil(t *testing.T) {
+	h := newDatesHome(t)
+	p := &fakePicker{}
+	a, rec := h.newTestApp(true, p, map[string]string{"TZ": "Asia/Kolkata"})
+	a.now = func() time.Time { return h.now }
+	code := a.run(context.Background(), []string{"resume", "--since", "tuesday", "--until", "2026-11-24"})
+	if code != 0 || len(p.rows) != 1 || rec.exec == nil || !strings.Contains(strings.Join(rec.exec.argv, " "), idDayStart) {
+		t.Fatalf("exit %d, rows %q, exec %+v: %s", code, p.rows, rec.exec, rec.errb.String())
+	}
+}
