@@ -112,7 +112,8 @@
 //	              always or never. NO_COLOR (any value) turns auto off,
 //	              CLICOLOR_FORCE (any value but 0) turns it on. Names are bold,
 //	              times dim, lineage marks cyan, a live mark red (yellow when
-//	              the session is idle), the match in a snippet bold yellow.
+//	              the session is idle), the match in a snippet bold yellow; the
+//	              picker's preview likewise (its rows stay plain).
 //	  --json      with --dry-run: print one verdict object instead (VERDICT)
 //	  --assume-stopped PID
 //	              with --dry-run: resolve as though the live claude PID had
@@ -209,7 +210,8 @@
 //	              always or never. NO_COLOR (any value) turns auto off,
 //	              CLICOLOR_FORCE (any value but 0) turns it on. Names are bold,
 //	              times dim, lineage marks cyan, a live mark red (yellow when
-//	              the session is idle), the match in a snippet bold yellow.
+//	              the session is idle), the match in a snippet bold yellow; the
+//	              picker's preview likewise (its rows stay plain).
 //	  --tree and --roots together are refused (exit 2).
 //
 //	TABLE COLUMNS
@@ -372,7 +374,8 @@
 //	              always or never. NO_COLOR (any value) turns auto off,
 //	              CLICOLOR_FORCE (any value but 0) turns it on. Names are bold,
 //	              times dim, lineage marks cyan, a live mark red (yellow when
-//	              the session is idle), the match in a snippet bold yellow.
+//	              the session is idle), the match in a snippet bold yellow; the
+//	              picker's preview likewise (its rows stay plain).
 //	  Flags may come after the words. A word that starts with "-" is a flag
 //	  unless it follows "--": search -- --force finds "--force".
 //

@@ -84,5 +84,6 @@ const colorHelp = `  --color WHEN
               always or never. NO_COLOR (any value) turns auto off,
               CLICOLOR_FORCE (any value but 0) turns it on. Names are bold,
               times dim, lineage marks cyan, a live mark red (yellow when
-              the session is idle), the match in a snippet bold yellow.
+              the session is idle), the match in a snippet bold yellow; the
+              picker's preview likewise (its rows stay plain).
 `

@@ -61,7 +61,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 				return nil
 			}
 			rows++
-			src.Append(pickItem{s: s, now: now, row: render.PickRowIn(now, s, cols), h: a.harness(), kin: fam})
+			src.Append(pickItem{s: s, now: now, row: render.PickRowIn(now, s, cols), h: a.harness(), kin: fam, style: o.out.style})
 			return nil
 		})
 		switch {
@@ -148,12 +148,15 @@ type pickItem struct {
 	row string
 	h   harness.Harness // to count tasks for the preview when the listing skipped them
 	kin *render.Kin     // the rows so far, for the preview's parent and children
+	// style colours the preview (--color; the finder's preview reads SGR
+	// escapes, its rows do not).
+	style render.Style
 }
 
 func (p pickItem) Row() string { return p.row }
 
 func (p pickItem) Preview(width int) string {
-	return render.Preview(p.s, p.now, width, p.kin, func(s *harness.Session) (tasks.Counts, string) {
+	return p.style.Preview(render.Preview(p.s, p.now, width, p.kin, func(s *harness.Session) (tasks.Counts, string) {
 		return p.h.Tasks(s)
-	})
+	}), p.s)
 }

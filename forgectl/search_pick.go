@@ -50,7 +50,7 @@ func (a *app) pickSearchHits(ctx context.Context, f found, q search.Query, style
 	items := make([]picker.Item, len(f.idx))
 	for k, i := range f.idx {
 		s := &f.list[i]
-		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRowIn(now, s, cols), h: a.harness()}, hits: f.hits[s.Transcript], q: q, style: style}
+		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRowIn(now, s, cols), h: a.harness(), style: style}, hits: f.hits[s.Transcript], q: q, style: style}
 	}
 	src := picker.NewSource()
 	src.Append(items...)

@@ -131,3 +131,26 @@ func TestStyleColoursEachKind(t *testing.T) {
 		}
 	}
 }
+
+// The preview is coloured by its lines' keys after it is drawn: the name
+// bold, the cwd and activity dim, a running status as the live mark, the
+// lineage mark cyan; the text is unchanged once the escapes are taken out.
+func TestStylePreview(t *testing.T) {
+	list := lineageList()
+	s := list[3] // a fork of a gone parent
+	s.Name, s.NameSource, s.Cwd, s.CwdExists = "orphan", "custom-title", "/src/x", true
+	s.Live, s.Pid, s.Status = true, 77, "idle"
+	plain := Preview(&s, treeNow, 80, NewKin(nil), nil)
+	got := (Style{On: true}).Preview(plain, &s)
+	for _, want := range []string{"\x1b[1morphan\x1b[0m\x1b[2m  (custom-title)\x1b[0m", "cwd      \x1b[2m/src/x\x1b[0m", "status   \x1b[33mrunning, pid 77", "from     \x1b[36mfork of deadbeef (gone)\x1b[0m"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%q", want, got)
+		}
+	}
+	if sgr.ReplaceAllString(got, "") != plain {
+		t.Errorf("colouring changed the text:\n%s\n%s", plain, got)
+	}
+	if (Style{}).Preview(plain, &s) != plain {
+		t.Errorf("the zero Style coloured the preview")
+	}
+}

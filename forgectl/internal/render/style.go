@@ -1,6 +1,8 @@
 package render
 
 import (
+	"strings"
+
 	"github.com/mattn/go-runewidth"
 
 	"forgectl.dev/forgectl/internal/harness"
@@ -83,4 +85,49 @@ func CutWidth(s string, n int) string {
 		return s
 	}
 	return runewidth.Truncate(s, n, "…")
+}
+
+// Preview colours a preview drawn by Preview, after it is wrapped, line by
+// line and by the keys its lines start with, so that the preview's text
+// stays whatever Preview makes it and no escape is counted by Wrap: the
+// first line (the name) bold, the cwd and the activity dim, a running
+// status red or yellow as the live mark, the lineage mark cyan.
+func (st Style) Preview(text string, s *harness.Session) string {
+	if !st.On {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for k, l := range lines {
+		key, value, ok := previewKey(l)
+		switch {
+		case k == 0:
+			name, source, _ := strings.Cut(l, "  (")
+			if source != "" {
+				source = "  (" + source
+			}
+			lines[k] = st.Bold(name) + st.Dim(source)
+		case !ok:
+		case key == "cwd" || key == "active":
+			lines[k] = l[:len(l)-len(value)] + st.Dim(value)
+		case key == "status" && s.Live:
+			lines[k] = l[:len(l)-len(value)] + st.Live(s, value)
+		case key == "from":
+			if m := LineageMark(s); m != "" && strings.HasPrefix(value, m) {
+				lines[k] = l[:len(l)-len(value)] + st.Mark(m) + value[len(m):]
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// previewKey splits a preview line "key      value" (Preview's %-8s).
+func previewKey(l string) (key, value string, ok bool) {
+	if len(l) < 10 || l[0] == ' ' {
+		return "", "", false
+	}
+	key = strings.TrimRight(l[:9], " ")
+	if strings.Contains(key, " ") || len(key) == 9 {
+		return "", "", false
+	}
+	return key, l[9:], true
 }
