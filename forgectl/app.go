@@ -10,6 +10,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/picker"
+	"forgectl.dev/forgectl/internal/search"
 	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
@@ -52,6 +53,9 @@ type app struct {
 	prog *cli.Program
 	// walked is the harness, made once per invocation (see harness).
 	walked harness.Harness
+	// searchSeam, when set, adjusts each search's options: a test holds a
+	// first build inside Options.Early to see the hits printed meanwhile.
+	searchSeam func(*search.Options)
 }
 
 // said is forgectl's stderr: each message written through shared/msg is

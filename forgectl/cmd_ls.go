@@ -8,6 +8,7 @@ import (
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
+	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/exitcode"
 )
 
@@ -28,20 +29,30 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
 	tree := fs.Bool("tree", false, "print children below their parent (branches, forks, /clear continuations)")
 	rootsOnly := fs.Bool("roots", false, "only sessions that are nobody's child: one row per line of work")
+	dates := dateFlags(a, fs, "resume ls ")
+	color := colorFlag(a, fs, "resume ls ")
 	return func(ctx context.Context, args []string) error {
+		active, err := dates()
+		if err != nil {
+			return err
+		}
+		o, err := color()
+		if err != nil {
+			return err
+		}
 		if *tree && *rootsOnly {
 			a.errorf("--tree and --roots cannot be combined")
 			a.hintf("--tree already starts each line of work at its root; --roots lists the roots alone")
 			return exit(exitcode.Refused)
 		}
 		if *tree || *rootsOnly {
-			return a.lsLineage(ctx, strings.Join(args, " "), *all, *verbose, *asJSON, *tree)
+			return a.lsLineage(ctx, strings.Join(args, " "), *all, *verbose, *asJSON, *tree, active, o)
 		}
 		m := match.New(strings.Join(args, " "), *all)
-		out, closeOut := a.sessionWriter(*asJSON)
+		out, closeOut := a.sessionWriter(*asJSON, o)
 		filtered := strings.TrimSpace(strings.Join(args, " ")) != ""
 		var total, shown, hidden, live int
-		_, err := a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered}, func(s *harness.Session) error {
+		_, err = a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered, active: active}, func(s *harness.Session) error {
 			total++
 			if s.Hidden {
 				hidden++
@@ -81,9 +92,9 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 // lsLineage is ls --tree and ls --roots: both need the whole listing (a
 // child can be listed before its parent), so the sessions are collected
 // first.
-func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON, tree bool) error {
+func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON, tree bool, active when.Window, o output) error {
 	var list []harness.Session
-	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true}, func(s *harness.Session) error {
+	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, active: active}, func(s *harness.Session) error {
 		list = append(list, *s)
 		return nil
 	})
@@ -107,7 +118,7 @@ func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON
 	}
 	if !tree {
 		hits = render.Roots(list, hits, visible)
-		out, closeOut := a.sessionWriter(asJSON)
+		out, closeOut := a.sessionWriter(asJSON, o)
 		for _, i := range hits {
 			out(&list[i])
 		}
@@ -117,7 +128,7 @@ func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON
 		if asJSON {
 			err = render.WriteTreeJSON(a.stdout, list, forest)
 		} else if len(hits) > 0 {
-			err = render.WriteTree(a.stdout, a.now(), list, forest)
+			err = render.WriteTreeTable(a.table(o, true, render.Listing), list, forest)
 		}
 	}
 	if err != nil {
@@ -128,12 +139,12 @@ func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON
 }
 
 // sessionWriter is ls's output as it streams: the JSON array or the table.
-func (a *app) sessionWriter(asJSON bool) (add func(*harness.Session), close func() error) {
+func (a *app) sessionWriter(asJSON bool, o output) (add func(*harness.Session), close func() error) {
 	if asJSON {
 		j := render.NewJSONArray(a.stdout)
 		return func(s *harness.Session) { j.Add(s, nil) }, j.Close
 	}
-	t := render.NewTable(a.stdout, a.now(), true, render.Listing)
+	t := a.table(o, true, render.Listing)
 	return func(s *harness.Session) { t.Add(s) }, t.Close
 }
 
@@ -141,7 +152,8 @@ const lsHelp = `
 forgectl resume ls — list Claude Code sessions without acting
 
 USAGE
-  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots] [FILTER]
+  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots]
+                    [--since WHEN] [--until WHEN] [FILTER]
 
 Newest first, printed as the listing finds them (with a FILTER, once the
 listing is done: which rule matched is known only then). FILTER narrows the
@@ -169,14 +181,17 @@ FLAGS
               row per line of work); composes with FILTER and --all. A
               session whose parent's transcript is gone counts as a root.
   --verbose   report files that could not be read
-  --tree and --roots together are refused (exit 2).
+` + datesHelp + colorHelp + `  --tree and --roots together are refused (exit 2).
 
 TABLE COLUMNS
   SESSION   full session id         TASKS   completed/total ("-": none)
   ACTIVITY  last write, relative     LIVE    live:<pid> when running
   REPO, BRANCH, NAME / LAST PROMPT
   Column widths come from the first 200 rows; a longer repo, branch or name
-  further down is cut to fit (with …). Ids are never cut.
+  further down is cut to fit (with …). Ids are never cut. On a terminal
+  (COLUMNS when its width cannot be read) the table fits the width: the
+  name shrinks first, then repo and branch, cut values ending in …; widths
+  count display columns (a wide character is two). Piped, values are whole.
   A child's title ends with its lineage: [fork of b3b98d6c], [branch of …],
   [after /clear of …] (the parent's id prefix), "(gone)" after it when the
   parent's transcript is no longer on disk. The picker's rows and the

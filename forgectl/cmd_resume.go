@@ -10,6 +10,7 @@ import (
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/shellword"
+	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/msg"
@@ -32,11 +33,21 @@ func resumeCommand() *command {
 			asJSON := fs.Bool("json", false, "with --dry-run: print one verdict object (see VERDICT)")
 			stopped := fs.Int("assume-stopped", 0, "with --dry-run: resolve as though live `pid` had exited")
 			query := fs.String("search", "", "resolve to the sessions whose conversation holds QUERY (see 'resume search --help')")
+			dates := dateFlags(a, fs, "resume ")
+			color := colorFlag(a, fs, "resume ")
 			return func(ctx context.Context, args []string) error {
+				active, err := dates()
+				if err != nil {
+					return err
+				}
+				out, err := color()
+				if err != nil {
+					return err
+				}
 				searching := false
 				fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
 				o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose,
-					search: *query, searching: searching}
+					search: *query, searching: searching, active: active, out: out}
 				if *asJSON || *stopped != 0 {
 					return a.resumeVerdict(ctx, o, *asJSON, *stopped)
 				}
@@ -57,6 +68,11 @@ type resumeOpts struct {
 	// warn_context_tokens, for the picker and the dry run.
 	prices      render.Prices
 	warnContext int64
+	// active is --since and --until: the picker, a FILTER and --search see
+	// only the sessions last active inside it.
+	active when.Window
+	// out is how candidates and the preview are drawn (--color).
+	out output
 }
 
 // plan is everything a resume will do, resolved before anything is done.
@@ -120,7 +136,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		// answer a picker: list the candidates rather than prompt (not in a
 		// verdict, which is one object).
 		if a.verdict == nil {
-			t := render.NewTable(a.stdout, a.now(), false, render.Listing)
+			t := a.table(o.out, false, render.Listing)
 			for _, s := range hits {
 				t.Add(s)
 			}
@@ -303,7 +319,8 @@ const resumeHelp = `
 forgectl resume — get back into a Claude Code session after a terminal restart
 
 USAGE
-  forgectl resume [--fork] [--dry-run] [--all] [FILTER]
+  forgectl resume [--fork] [--dry-run] [--all] [--since WHEN] [--until WHEN]
+                  [FILTER]
   forgectl resume --dry-run --json [--assume-stopped PID] FILTER
   forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
   forgectl resume ls [--json] [--all] [--tree | --roots] [FILTER]
@@ -347,6 +364,11 @@ THE PICKER
   is read from the transcript's end only. With [resume] warn_context_tokens
   set, choosing a session above it asks once before resuming ([y/N]; a no
   leaves as Esc does, exit 130).
+  The finder keeps the list to the left half of the terminal; a row gives
+  its name what the repo and branch columns can spare (they narrow to 8
+  columns first). The rows are not coloured: the finder draws them as
+  plain text. With --search, the preview's hits show the words found
+  highlighted (--color as for the tables).
 
 FLAGS
   --dry-run   print the resolved session, cwd, argv, added environment,
@@ -359,7 +381,7 @@ FLAGS
               reported, not restored: a fork starts with an empty list.
   --all       include hidden sessions (print-mode, sidechains, continued)
   --verbose   report transcripts and registry files that could not be read
-  --json      with --dry-run: print one verdict object instead (VERDICT)
+` + datesHelp + colorHelp + `  --json      with --dry-run: print one verdict object instead (VERDICT)
   --assume-stopped PID
               with --dry-run: resolve as though the live claude PID had
               exited, so a session it runs is not refused as running (what

@@ -8,12 +8,14 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
+	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/cli"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/interrupt"
@@ -41,7 +43,17 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
 	limit := fs.Int("limit", 0, "print at most N sessions (0: all)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read and what the index did")
+	dates := dateFlags(a, fs, "resume search ")
+	color := colorFlag(a, fs, "resume search ")
 	return func(ctx context.Context, args []string) error {
+		active, err := dates()
+		if err != nil {
+			return err
+		}
+		o, err := color()
+		if err != nil {
+			return err
+		}
 		if *limit < 0 {
 			a.errorf("--limit must not be negative")
 			a.hintf("%s", a.prog.UsageHint("resume search "))
@@ -52,7 +64,10 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		if err != nil {
 			return err
 		}
-		found, err := a.searchSessions(ctx, q, *all, *verbose)
+		if !*asJSON && o.width > 0 {
+			return a.searchToTerminal(ctx, q, query, *all, *verbose, active, *limit, o)
+		}
+		found, err := a.searchSessions(ctx, q, *all, *verbose, active)
 		if err != nil {
 			return err
 		}
@@ -63,7 +78,7 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		if *asJSON {
 			err = writeSearchJSON(a.stdout, found)
 		} else if len(found.idx) > 0 {
-			err = writeSearchTable(a.stdout, a.now(), found, true)
+			err = a.writeSearchTable(o, q, found, true)
 		}
 		if err == nil && len(found.idx) == 0 {
 			err = a.noHit(ctx, q, query, "", found, found)
@@ -94,12 +109,14 @@ type found struct {
 	// hidden are the matching sessions left out for being hidden (indexes
 	// into list).
 	hidden []int
+	// outside counts the matching sessions --since or --until left out.
+	outside int
 }
 
 // rawSearch runs the search alone, leaving on Ctrl-C at once: the search
 // itself stops between transcripts, but may be waiting for another
 // search's lock.
-func (a *app) rawSearch(ctx context.Context, q search.Query) (search.Result, error) {
+func (a *app) rawSearch(ctx context.Context, q search.Query, early func(string, []search.Hit)) (search.Result, error) {
 	type searched struct {
 		res search.Result
 		err error
@@ -107,6 +124,10 @@ func (a *app) rawSearch(ctx context.Context, q search.Query) (search.Result, err
 	ch := make(chan searched, 1)
 	opt := a.searchOptions()
 	opt.OnExit = func(fn func()) func() { return interrupt.OnExit(ctx, fn) }
+	opt.Early = early
+	if a.searchSeam != nil {
+		a.searchSeam(&opt)
+	}
 	go func() {
 		res, err := search.Search(ctx, opt, q)
 		ch <- searched{res, err}
@@ -130,10 +151,45 @@ func (a *app) searchOptions() search.Options {
 // searchSessions runs the search, then lists just the sessions it found
 // (sessions.Options.Paths): the rows of a few hits cost far less than a
 // listing of every session.
-func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose bool) (found, error) {
-	res, err := a.rawSearch(ctx, q)
-	if _, ok := cli.Code(err); ok {
+func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose bool, active when.Window) (found, error) {
+	res, err := a.runSearch(ctx, q, nil)
+	if err != nil {
 		return found{}, err
+	}
+	paths := make([]string, 0, len(res.Hits))
+	for p := range res.Hits {
+		paths = append(paths, p)
+	}
+	f, err := a.listHits(ctx, res.Hits, paths, all, verbose, active)
+	if err == nil {
+		a.searchNotes(res, verbose)
+	}
+	return f, err
+}
+
+// searchNotes reports what the index did (--verbose) and the transcripts
+// it could not read.
+func (a *app) searchNotes(res search.Result, verbose bool) {
+	if verbose {
+		for _, p := range res.Problems {
+			a.warnf("%v", p)
+		}
+		st := res.Stats
+		a.notef("search index: %d transcripts read, %d unchanged, %d removed", st.Read, st.Reused, st.Removed)
+		if st.Rebuilt != "" {
+			a.notef("search index built from nothing: %s", st.Rebuilt)
+		}
+	} else if n := len(res.Problems); n > 0 {
+		a.notef("%d transcript(s) could not be searched; --verbose lists them", n)
+	}
+}
+
+// runSearch is rawSearch with its notes and failure reported;
+// early hears of hits as a first build finds them (search.Options.Early).
+func (a *app) runSearch(ctx context.Context, q search.Query, early func(string, []search.Hit)) (search.Result, error) {
+	res, err := a.rawSearch(ctx, q, early)
+	if _, ok := cli.Code(err); ok {
+		return res, err
 	}
 	for _, n := range res.Notes {
 		a.notef("%s", n)
@@ -147,33 +203,26 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 		} else {
 			a.hintf("the index under %s is a cache and safe to delete", a.searchOptions().Dir)
 		}
-		return found{}, exit(exitcode.Failed)
+		return res, exit(exitcode.Failed)
 	}
-	paths := make([]string, 0, len(res.Hits))
-	for p := range res.Hits {
-		paths = append(paths, p)
-	}
+	return res, nil
+}
+
+// listHits lists the sessions of paths, which hold hits, newest first,
+// the hidden ones (without all) and those outside active set apart.
+func (a *app) listHits(ctx context.Context, hits map[string][]search.Hit, paths []string, all, verbose bool, active when.Window) (found, error) {
 	var listed []harness.Session
-	_, lerr := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, paths: paths}, func(s *harness.Session) error {
+	_, lerr := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, paths: paths, active: active}, func(s *harness.Session) error {
 		listed = append(listed, *s)
 		return nil
 	})
 	if lerr != nil {
 		return found{}, lerr
 	}
-	if verbose {
-		for _, p := range res.Problems {
-			a.warnf("%v", p)
-		}
-		st := res.Stats
-		a.notef("search index: %d transcripts read, %d unchanged, %d removed", st.Read, st.Reused, st.Removed)
-		if st.Rebuilt != "" {
-			a.notef("search index built from nothing: %s", st.Rebuilt)
-		}
-	} else if n := len(res.Problems); n > 0 {
-		a.notef("%d transcript(s) could not be searched; --verbose lists them", n)
+	f := found{list: listed, hits: hits}
+	if !active.Open() {
+		f.outside = len(paths) - len(listed)
 	}
-	f := found{list: listed, hits: res.Hits}
 	for i := range f.list {
 		if _, ok := f.hits[f.list[i].Transcript]; !ok {
 			continue
@@ -214,6 +263,8 @@ func (a *app) noHitHint(ctx context.Context, q search.Query, filter string, whol
 		return fmt.Sprintf("%d session(s) hold it, none matching %s; leave the filter out", len(whole.idx), msg.Quoted(filter))
 	case len(whole.hidden) > 0:
 		return fmt.Sprintf("%d hidden session(s) hold it, none matching %s; leave the filter out and add --all", len(whole.hidden), msg.Quoted(filter))
+	case whole.outside > 0:
+		return fmt.Sprintf("%d session(s) hold it, last active outside --since/--until; widen the dates", whole.outside)
 	}
 	if p := a.projectsProblem(); p != "" {
 		return p
@@ -226,7 +277,7 @@ func (a *app) noHitHint(ctx context.Context, q search.Query, filter string, whol
 	}
 	var none []string
 	for _, t := range q.Terms {
-		res, err := a.rawSearch(ctx, search.Query{Terms: []search.Term{t}})
+		res, err := a.rawSearch(ctx, search.Query{Terms: []search.Term{t}}, nil)
 		if err != nil {
 			return "no session holds every word; try fewer words"
 		}
@@ -256,14 +307,143 @@ func (f found) best(i int) search.Hit {
 	return search.Hit{}
 }
 
+// searchToTerminal is search on a terminal: the table is laid out for
+// the terminal at once (render.Table.Stream) and a first search's hits are
+// printed as the index build finds them, newest first; the hits a search
+// of an index that exists finds follow when it is done. Either way the
+// rows and their order are those of a warm search, and the index is
+// complete when it returns (an interrupted build leaves none: the next
+// search builds it again).
+func (a *app) searchToTerminal(ctx context.Context, q search.Query, query string, all, verbose bool, active when.Window, limit int, o output) error {
+	t := render.NewTable(a.stdout, a.now(), true, render.Search)
+	t.Fit(o.width, o.style, snippetMarks(q))
+	var (
+		mu    sync.Mutex
+		queue []string
+		hits  = map[string][]search.Hit{}
+		wake  = make(chan struct{}, 1)
+	)
+	early := func(path string, h []search.Hit) {
+		mu.Lock()
+		queue = append(queue, path)
+		hits[path] = h
+		mu.Unlock()
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	take := func() ([]string, map[string][]search.Hit) {
+		mu.Lock()
+		defer mu.Unlock()
+		q := queue
+		queue = nil
+		return q, hits
+	}
+	type searched struct {
+		res search.Result
+		err error
+	}
+	done := make(chan searched, 1)
+	go func() {
+		res, err := a.runSearch(ctx, q, early)
+		done <- searched{res, err}
+	}()
+	var whole found
+	shown := 0
+	handled := map[string]bool{}
+	// show lists paths' sessions and writes the rows, in listing order;
+	// paths come newest first, so batch after batch keeps that order.
+	show := func(paths []string, h map[string][]search.Hit) error {
+		if len(paths) == 0 {
+			return nil
+		}
+		f, err := a.listHits(ctx, h, paths, all, verbose, active)
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			handled[p] = true
+		}
+		whole.hidden = append(whole.hidden, f.hidden...)
+		whole.outside += f.outside
+		for _, i := range f.idx {
+			if limit > 0 && shown >= limit {
+				break
+			}
+			if shown == 0 {
+				t.Stream()
+			}
+			t.Add(&f.list[i], snippetCell(f.best(i)))
+			whole.idx = append(whole.idx, i)
+			shown++
+		}
+		return nil
+	}
+	var res search.Result
+	for waiting := true; waiting; {
+		select {
+		case <-wake:
+			if err := show(take()); err != nil {
+				return err
+			}
+			continue
+		case r := <-done:
+			if r.err != nil {
+				t.Close()
+				return r.err
+			}
+			res, waiting = r.res, false
+		}
+	}
+	if err := show(take()); err != nil {
+		return err
+	}
+	// What was not streamed (an index that existed): the rest, in order.
+	var rest []string
+	for p := range res.Hits {
+		if !handled[p] {
+			rest = append(rest, p)
+		}
+	}
+	if err := show(rest, res.Hits); err != nil {
+		return err
+	}
+	a.searchNotes(res, verbose)
+	if err := t.Close(); err != nil {
+		return err
+	}
+	if shown == 0 {
+		return a.noHit(ctx, q, query, "", whole, whole)
+	}
+	return nil
+}
+
+// snippetMarks highlights a snippet cell's matches, not a word of its
+// role ("prompt: ").
+func snippetMarks(q search.Query) func(string) [][2]int {
+	return func(v string) [][2]int {
+		at := strings.Index(v, ": ") + 2
+		marks := q.Marks(v[at:])
+		for k := range marks {
+			marks[k][0] += at
+			marks[k][1] += at
+		}
+		return marks
+	}
+}
+
+// snippetCell is the SNIPPET column: the best hit's role and text.
+func snippetCell(h search.Hit) string { return h.Role.String() + ": " + msg.Cut(h.Snippet, 80) }
+
 // writeSearchTable prints the ls table with the best hit's snippet last,
 // every row with its lineage mark. Candidate lists (several hits for
 // --search) have no header, so `awk '{print $1}'` yields ids.
-func writeSearchTable(w io.Writer, now time.Time, f found, header bool) error {
-	t := render.NewTable(w, now, header, render.Search)
+func (a *app) writeSearchTable(o output, q search.Query, f found, header bool) error {
+	t := render.NewTable(a.stdout, a.now(), header, render.Search)
+	t.Fit(o.width, o.style, snippetMarks(q))
 	for _, i := range f.idx {
-		h := f.best(i)
-		t.Add(&f.list[i], h.Role.String()+": "+msg.Cut(h.Snippet, 80))
+		t.Add(&f.list[i], snippetCell(f.best(i)))
 	}
 	return t.Close()
 }
@@ -301,7 +481,7 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*harness.Session
 	if err != nil {
 		return nil, err
 	}
-	whole, err := a.searchSessions(ctx, q, o.all, o.verbose)
+	whole, err := a.searchSessions(ctx, q, o.all, o.verbose, o.active)
 	if err != nil {
 		return nil, err
 	}
@@ -333,11 +513,11 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*harness.Session
 	case len(f.idx) == 1:
 		return &f.list[f.idx[0]], nil
 	case !o.dryRun && a.stdinTTY && a.stdoutTTY:
-		return a.pickSearchHits(ctx, f, o)
+		return a.pickSearchHits(ctx, f, q, o)
 	}
 	a.why("ambiguous")
 	if a.verdict == nil { // a verdict is one object: no candidate table
-		if err := writeSearchTable(a.stdout, a.now(), f, false); err != nil {
+		if err := a.writeSearchTable(o.out, q, f, false); err != nil {
 			return nil, err
 		}
 	}
@@ -366,7 +546,8 @@ const searchHelpText = `
 forgectl resume search — find the sessions whose conversation holds words
 
 USAGE
-  forgectl resume search [--json] [--all] [--limit N] [--verbose] QUERY...
+  forgectl resume search [--json] [--all] [--limit N] [--verbose]
+                        [--since WHEN] [--until WHEN] QUERY...
   forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
 
 Lists the sessions holding every word of QUERY, newest first, in the ls table
@@ -413,6 +594,14 @@ THE INDEX
   (a transcript rewritten in place is read again whole); deleted transcripts
   drop out. A damaged index is reported on stderr and rebuilt; its answers
   are never used. Concurrent searches take turns on a lock.
+  The first search (no index yet) reads the transcripts newest first and,
+  on a terminal, prints each hit as it is read, newest first, while the
+  index is built behind them; the rows, and their order, are those a warm
+  search prints, and the index is complete when the command ends. Ctrl-C
+  during that build keeps the rows printed and writes no index (the next
+  search builds it again). On a terminal the table is laid out for its
+  width from the start; piped or with --json, the output comes whole at
+  the end, as before.
 
 FLAGS
   --json      print a JSON array (see below); [] when nothing matches
@@ -420,7 +609,7 @@ FLAGS
   --all       include hidden sessions (print-mode, sidechains, continued)
   --limit N   print at most N sessions, the newest (0: all)
   --verbose   report transcripts that could not be read, and what the index did
-  Flags may come after the words. A word that starts with "-" is a flag
+` + datesHelp + colorHelp + `  Flags may come after the words. A word that starts with "-" is a flag
   unless it follows "--": search -- --force finds "--force".
 
 JSON (--json): an array of objects with every field of 'resume ls --json'

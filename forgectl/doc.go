@@ -49,7 +49,8 @@
 //	forgectl resume — get back into a Claude Code session after a terminal restart
 //
 //	USAGE
-//	  forgectl resume [--fork] [--dry-run] [--all] [FILTER]
+//	  forgectl resume [--fork] [--dry-run] [--all] [--since WHEN] [--until WHEN]
+//	                  [FILTER]
 //	  forgectl resume --dry-run --json [--assume-stopped PID] FILTER
 //	  forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
 //	  forgectl resume ls [--json] [--all] [--tree | --roots] [FILTER]
@@ -93,6 +94,11 @@
 //	  is read from the transcript's end only. With [resume] warn_context_tokens
 //	  set, choosing a session above it asks once before resuming ([y/N]; a no
 //	  leaves as Esc does, exit 130).
+//	  The finder keeps the list to the left half of the terminal; a row gives
+//	  its name what the repo and branch columns can spare (they narrow to 8
+//	  columns first). The rows are not coloured: the finder draws them as
+//	  plain text. With --search, the preview's hits show the words found
+//	  highlighted (--color as for the tables).
 //
 //	FLAGS
 //	  --dry-run   print the resolved session, cwd, argv, added environment,
@@ -105,6 +111,22 @@
 //	              reported, not restored: a fork starts with an empty list.
 //	  --all       include hidden sessions (print-mode, sidechains, continued)
 //	  --verbose   report transcripts and registry files that could not be read
+//	  --since WHEN, --until WHEN
+//	              only sessions last active (the transcript's last write) at or
+//	              after, at or before WHEN: an age (90m, 3h, 2d, 1w: that long
+//	              ago), a day (2026-11-24, today, yesterday, or a weekday name,
+//	              monday or mon: the last one before today) or an RFC 3339 time.
+//	              A day counts whole at both ends (--until 2026-11-24 keeps all
+//	              of the 24th), in the local time zone (TZ). Decided on the
+//	              files' modification times, so the transcripts left out are
+//	              never read. A value neither form reads is refused (exit 2).
+//	  --color WHEN
+//	              colour the table: auto (the default: on a terminal only),
+//	              always or never. NO_COLOR (any value) turns auto off,
+//	              CLICOLOR_FORCE (any value but 0) turns it on. Names are bold,
+//	              times dim, lineage marks cyan, a live mark red (yellow when
+//	              the session is idle), the match in a snippet bold yellow; the
+//	              picker's preview likewise (its rows stay plain).
 //	  --json      with --dry-run: print one verdict object instead (VERDICT)
 //	  --assume-stopped PID
 //	              with --dry-run: resolve as though the live claude PID had
@@ -167,7 +189,8 @@
 //	forgectl resume ls — list Claude Code sessions without acting
 //
 //	USAGE
-//	  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots] [FILTER]
+//	  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots]
+//	                    [--since WHEN] [--until WHEN] [FILTER]
 //
 //	Newest first, printed as the listing finds them (with a FILTER, once the
 //	listing is done: which rule matched is known only then). FILTER narrows the
@@ -195,6 +218,22 @@
 //	              row per line of work); composes with FILTER and --all. A
 //	              session whose parent's transcript is gone counts as a root.
 //	  --verbose   report files that could not be read
+//	  --since WHEN, --until WHEN
+//	              only sessions last active (the transcript's last write) at or
+//	              after, at or before WHEN: an age (90m, 3h, 2d, 1w: that long
+//	              ago), a day (2026-11-24, today, yesterday, or a weekday name,
+//	              monday or mon: the last one before today) or an RFC 3339 time.
+//	              A day counts whole at both ends (--until 2026-11-24 keeps all
+//	              of the 24th), in the local time zone (TZ). Decided on the
+//	              files' modification times, so the transcripts left out are
+//	              never read. A value neither form reads is refused (exit 2).
+//	  --color WHEN
+//	              colour the table: auto (the default: on a terminal only),
+//	              always or never. NO_COLOR (any value) turns auto off,
+//	              CLICOLOR_FORCE (any value but 0) turns it on. Names are bold,
+//	              times dim, lineage marks cyan, a live mark red (yellow when
+//	              the session is idle), the match in a snippet bold yellow; the
+//	              picker's preview likewise (its rows stay plain).
 //	  --tree and --roots together are refused (exit 2).
 //
 //	TABLE COLUMNS
@@ -202,7 +241,10 @@
 //	  ACTIVITY  last write, relative     LIVE    live:<pid> when running
 //	  REPO, BRANCH, NAME / LAST PROMPT
 //	  Column widths come from the first 200 rows; a longer repo, branch or name
-//	  further down is cut to fit (with …). Ids are never cut.
+//	  further down is cut to fit (with …). Ids are never cut. On a terminal
+//	  (COLUMNS when its width cannot be read) the table fits the width: the
+//	  name shrinks first, then repo and branch, cut values ending in …; widths
+//	  count display columns (a wide character is two). Piped, values are whole.
 //	  A child's title ends with its lineage: [fork of b3b98d6c], [branch of …],
 //	  [after /clear of …] (the parent's id prefix), "(gone)" after it when the
 //	  parent's transcript is no longer on disk. The picker's rows and the
@@ -291,7 +333,8 @@
 //	forgectl resume search — find the sessions whose conversation holds words
 //
 //	USAGE
-//	  forgectl resume search [--json] [--all] [--limit N] [--verbose] QUERY...
+//	  forgectl resume search [--json] [--all] [--limit N] [--verbose]
+//	                        [--since WHEN] [--until WHEN] QUERY...
 //	  forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
 //
 //	Lists the sessions holding every word of QUERY, newest first, in the ls table
@@ -338,6 +381,14 @@
 //	  (a transcript rewritten in place is read again whole); deleted transcripts
 //	  drop out. A damaged index is reported on stderr and rebuilt; its answers
 //	  are never used. Concurrent searches take turns on a lock.
+//	  The first search (no index yet) reads the transcripts newest first and,
+//	  on a terminal, prints each hit as it is read, newest first, while the
+//	  index is built behind them; the rows, and their order, are those a warm
+//	  search prints, and the index is complete when the command ends. Ctrl-C
+//	  during that build keeps the rows printed and writes no index (the next
+//	  search builds it again). On a terminal the table is laid out for its
+//	  width from the start; piped or with --json, the output comes whole at
+//	  the end, as before.
 //
 //	FLAGS
 //	  --json      print a JSON array (see below); [] when nothing matches
@@ -345,6 +396,22 @@
 //	  --all       include hidden sessions (print-mode, sidechains, continued)
 //	  --limit N   print at most N sessions, the newest (0: all)
 //	  --verbose   report transcripts that could not be read, and what the index did
+//	  --since WHEN, --until WHEN
+//	              only sessions last active (the transcript's last write) at or
+//	              after, at or before WHEN: an age (90m, 3h, 2d, 1w: that long
+//	              ago), a day (2026-11-24, today, yesterday, or a weekday name,
+//	              monday or mon: the last one before today) or an RFC 3339 time.
+//	              A day counts whole at both ends (--until 2026-11-24 keeps all
+//	              of the 24th), in the local time zone (TZ). Decided on the
+//	              files' modification times, so the transcripts left out are
+//	              never read. A value neither form reads is refused (exit 2).
+//	  --color WHEN
+//	              colour the table: auto (the default: on a terminal only),
+//	              always or never. NO_COLOR (any value) turns auto off,
+//	              CLICOLOR_FORCE (any value but 0) turns it on. Names are bold,
+//	              times dim, lineage marks cyan, a live mark red (yellow when
+//	              the session is idle), the match in a snippet bold yellow; the
+//	              picker's preview likewise (its rows stay plain).
 //	  Flags may come after the words. A word that starts with "-" is a flag
 //	  unless it follows "--": search -- --force finds "--force".
 //

@@ -14,6 +14,7 @@ import (
 	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/msg"
@@ -32,6 +33,9 @@ type listing struct {
 	bounded bool
 	// paths lists just these transcripts (see sessions.Options.Paths).
 	paths []string
+	// active narrows the listing to the sessions last active inside it
+	// (--since, --until), on the walk's mtimes.
+	active when.Window
 }
 
 // list runs one listing. A listing allocates many short-lived summaries:
@@ -53,6 +57,7 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 		Home:      a.home,
 		Paths:     l.paths,
 		Now:       a.now(),
+		Active:    l.active,
 	}, func(s *harness.Session) error {
 		if s.BrokenLines > 0 && l.verbose {
 			noteTo(l.w, "warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
@@ -126,7 +131,7 @@ func (a *app) harness() harness.Harness {
 // matching lists the sessions filter selects.
 func (a *app) matching(ctx context.Context, o resumeOpts) ([]*harness.Session, error) {
 	m := match.New(o.filter, o.all)
-	_, err := a.list(ctx, listing{w: a.stderr, verbose: o.verbose, countTasks: true}, func(s *harness.Session) error {
+	_, err := a.list(ctx, listing{w: a.stderr, verbose: o.verbose, countTasks: true, active: o.active}, func(s *harness.Session) error {
 		m.Add(s)
 		return nil
 	})

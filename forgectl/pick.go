@@ -55,15 +55,16 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 	defer stopListing()
 	listed := make(chan error, 1)
 	fam := render.NewKin(nil)
+	cols := a.termWidth() // the rows are laid out for the list's half of it
 	go func() {
 		rows := 0
-		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose}, func(s *harness.Session) error {
+		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose, active: o.active}, func(s *harness.Session) error {
 			fam.Add(s) // a hidden parent is still named in a preview
 			if s.Hidden && !o.all {
 				return nil
 			}
 			rows++
-			src.Append(pickItem{s: s, now: now, row: render.PickRow(now, s), h: a.harness(), kin: fam, prices: o.prices, tail: &tailCache{}})
+			src.Append(pickItem{s: s, now: now, row: render.PickRowIn(now, s, cols), h: a.harness(), kin: fam, prices: o.prices, tail: &tailCache{}, style: o.out.style})
 			return nil
 		})
 		switch {
@@ -176,6 +177,9 @@ type pickItem struct {
 	prices render.Prices
 	// tail keeps the conversation the preview read, for its next drawing.
 	tail *tailCache
+	// style colours the preview (--color; the finder's preview reads SGR
+	// escapes, its rows do not).
+	style render.Style
 }
 
 func (p pickItem) Row() string { return p.row }
@@ -183,9 +187,9 @@ func (p pickItem) Row() string { return p.row }
 // Preview is the session's facts, then as much of the end of its
 // conversation as the pane has lines for, the newest at the bottom.
 func (p pickItem) Preview(width, height int) string {
-	head := render.Preview(p.s, p.now, width, p.kin, func(s *harness.Session) (tasks.Counts, string) {
+	head := p.style.Preview(render.Preview(p.s, p.now, width, p.kin, func(s *harness.Session) (tasks.Counts, string) {
 		return p.h.Tasks(s)
-	}, p.prices)
+	}, p.prices), p.s)
 	return p.withConversation(head, width, height)
 }
 

@@ -21,6 +21,9 @@ import (
 type searchItem struct {
 	pickItem
 	hits []search.Hit
+	// q marks the query's words in the hits, in pickItem's style (the
+	// finder's preview reads SGR escapes; its rows do not).
+	q search.Query
 }
 
 func (s searchItem) Preview(width, height int) string {
@@ -29,18 +32,25 @@ func (s searchItem) Preview(width, height int) string {
 		fmt.Fprintf(&b, "%-7s %s  %s\n", h.Role, render.Age(s.now, h.At), render.Clean(h.Snippet))
 	}
 	b.WriteString("\n")
-	hits := render.Wrap(b.String(), width)
-	return hits + "\n" + s.pickItem.Preview(width, height-strings.Count(hits, "\n")-1)
+	// Wrapped first, then coloured line by line, so that no escape is
+	// counted as text or cut in two.
+	wrapped := render.Wrap(b.String(), width)
+	lines := strings.Split(wrapped, "\n")
+	for k, l := range lines {
+		lines[k] = s.style.Marked(l, s.q.Marks(l))
+	}
+	return strings.Join(lines, "\n") + "\n" + s.pickItem.Preview(width, height-strings.Count(wrapped, "\n")-1)
 }
 
 // pickSearchHits opens the picker over the hits; the rows are final (the
 // listing is done), so the picker shows them at once.
-func (a *app) pickSearchHits(ctx context.Context, f found, o resumeOpts) (*harness.Session, error) {
+func (a *app) pickSearchHits(ctx context.Context, f found, q search.Query, o resumeOpts) (*harness.Session, error) {
 	now := a.now()
+	cols := a.termWidth()
 	items := make([]picker.Item, len(f.idx))
 	for k, i := range f.idx {
 		s := &f.list[i]
-		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRow(now, s), h: a.harness(), prices: o.prices, tail: &tailCache{}}, hits: f.hits[s.Transcript]}
+		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRowIn(now, s, cols), h: a.harness(), prices: o.prices, tail: &tailCache{}, style: o.out.style}, hits: f.hits[s.Transcript], q: q}
 	}
 	src := picker.NewSource()
 	src.Append(items...)

@@ -21,6 +21,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 
 	"forgectl.dev/forgectl/internal/fresh"
@@ -120,4 +121,20 @@ func (w *walkOnce) Walk(ctx context.Context) ([]File, []error, error) {
 	}
 	w.done, w.files, w.problems = true, files, problems
 	return files, problems, nil
+}
+
+// SortNewestFirst orders files by mtime, newest first (ties by folder,
+// then name, so that the order is the same every time): the listing's
+// order, which a first search's streamed hits follow too.
+func SortNewestFirst(files []File) {
+	sort.Slice(files, func(a, b int) bool {
+		fa, fb := &files[a], &files[b]
+		if fa.MtimeNs != fb.MtimeNs {
+			return fa.MtimeNs > fb.MtimeNs
+		}
+		if *fa.Dir != *fb.Dir {
+			return *fa.Dir < *fb.Dir
+		}
+		return fa.Name < fb.Name
+	})
 }

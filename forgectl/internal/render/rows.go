@@ -9,20 +9,59 @@ import (
 
 // PickRow is a session's row in the picker: age, repo, branch, title with
 // its lineage mark, and a live mark, in columns.
-func PickRow(now time.Time, s *harness.Session) string {
+func PickRow(now time.Time, s *harness.Session) string { return PickRowIn(now, s, 0) }
+
+// PickList is the width go-fuzzyfinder v0.9.0 gives a row's text on a
+// terminal of cols columns: the list is the left half (less a column), and
+// a row starts after the cursor's two columns and is cut two before the
+// end. The split is fixed in the finder; no option moves it.
+func PickList(cols int) int { return cols/2 - 1 - 4 }
+
+// PickRowIn is PickRow laid out for a terminal of cols columns (0: the
+// fixed layout): repo and branch narrow, to 8 columns each, before the
+// title does, so the name takes what the list's half of the screen has.
+// Widths are display columns.
+func PickRowIn(now time.Time, s *harness.Session, cols int) string {
+	repoW, titleW := 20, 70
+	if cols > 0 {
+		rest := PickList(cols) - 8 - 3*2
+		repoW = min(20, max(8, (rest-50)/2))
+		titleW = max(10, rest-2*(repoW+2))
+	}
+	live := ""
+	if s.Live {
+		live = "  ● live"
+	}
 	b := make([]byte, 0, 160)
 	b = appendAgeColumn(b, now, s.LastActivity)
 	b = append(b, "  "...)
-	b = Pad(b, Clean(msg.Cut(OrDash(s.Repo), 20)), 20)
-	b = append(b, "  "...)
-	b = Pad(b, Clean(msg.Cut(OrDash(s.Branch), 20)), 20)
-	b = append(b, "  "...)
-	b = append(b, Clean(msg.Cut(Title(s), 70))...)
-	b = AppendMark(b, s)
-	if s.Live {
-		b = append(b, "  ● live"...)
+	if cols == 0 {
+		b = Pad(b, Clean(msg.Cut(OrDash(s.Repo), repoW)), repoW)
+		b = append(b, "  "...)
+		b = Pad(b, Clean(msg.Cut(OrDash(s.Branch), repoW)), repoW)
+		b = append(b, "  "...)
+		b = append(b, Clean(msg.Cut(Title(s), titleW))...)
+		b = AppendMark(b, s)
+		return string(append(b, live...))
 	}
-	return string(b)
+	b = padWidth(b, CutWidth(Clean(OrDash(s.Repo)), repoW), repoW)
+	b = append(b, "  "...)
+	b = padWidth(b, CutWidth(Clean(OrDash(s.Branch)), repoW), repoW)
+	b = append(b, "  "...)
+	mark := string(AppendMark(nil, s))
+	// The title gives way to the mark and the live mark, down to 10.
+	b = append(b, CutWidth(Clean(msg.Cut(Title(s), 200)), max(10, titleW-Width(mark)-Width(live)))...)
+	b = append(b, mark...)
+	return string(append(b, live...))
+}
+
+// padWidth right-pads s with spaces to n display columns.
+func padWidth(b []byte, s string, n int) []byte {
+	b = append(b, s...)
+	for k := Width(s); k < n; k++ {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 // appendAgeColumn appends the age, padded to its column.

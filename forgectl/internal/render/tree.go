@@ -372,7 +372,11 @@ const TreeIndent = 8
 // WriteTree prints the forest as the ls table, each child below its parent
 // behind tree glyphs at the start of its line.
 func WriteTree(w io.Writer, now time.Time, list []harness.Session, forest []*Node) error {
-	t := NewTable(w, now, true, Listing)
+	return WriteTreeTable(NewTable(w, now, true, Listing), list, forest)
+}
+
+// WriteTreeTable is WriteTree into a table made (and fitted) by the caller.
+func WriteTreeTable(t *Table, list []harness.Session, forest []*Node) error {
 	// lead[d] is what stands before the glyph of a row d deep: a column
 	// per ancestor below the roots, "│  " while that ancestor has a later
 	// sibling still to come. Capped at TreeIndent columns, it costs each

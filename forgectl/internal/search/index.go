@@ -43,6 +43,13 @@ type Options struct {
 	// for as long as it is a temp file (interrupt.OnExit, bound to the
 	// command's context): a second Ctrl-C ends the process mid-build.
 	OnExit func(cleanup func()) (remove func())
+	// Early, when set, is told each session that holds the query as a
+	// build from nothing reads it, newest first (the listing's order),
+	// with the hits Search will return for it: a first search can show
+	// them while the index is built. An update of an index that exists
+	// calls it for nothing (the query over the index is as quick). It is
+	// called on Search's goroutine; it must not wait for long.
+	Early func(path string, hits []Hit)
 }
 
 // maxSegments and the dead-record share bound how fragmented the index may
@@ -135,6 +142,7 @@ type job struct {
 
 type jobResult struct {
 	j      *job
+	hits   []Hit // for Options.Early
 	msgs   []harness.Message
 	tokens []string
 	e      entry
@@ -146,7 +154,7 @@ type jobResult struct {
 // steps: open what is there (or start afresh), plan which transcripts to
 // read, write what they hold now into a new segment, and fold segments
 // when too many of their records are dead.
-func update(ctx context.Context, opt Options, st *Stats) (*index, []error, error) {
+func update(ctx context.Context, opt Options, q Query, st *Stats) (*index, []error, error) {
 	ix, err := openOrStart(opt.Dir, st)
 	if err != nil {
 		return nil, nil, err
@@ -160,7 +168,10 @@ func update(ctx context.Context, opt Options, st *Stats) (*index, []error, error
 	if len(p.jobs) == 0 && st.Removed == 0 {
 		return ix, problems, nil
 	}
-	cat, readProblems, err := ix.readChanged(ctx, opt, p, st)
+	if len(p.kept) > 0 {
+		opt.Early = nil // see Options.Early
+	}
+	cat, readProblems, err := ix.readChanged(ctx, opt, q, p, st)
 	problems = append(problems, readProblems...)
 	if err == nil {
 		err = ix.foldIfFragmented(ctx, opt, cat)
@@ -229,7 +240,7 @@ func (ix *index) plan(files []fileRef, st *Stats) plan {
 // sessions that changed into a new segment as they come, so that a first
 // build never holds more than a few sessions' text; it returns the next
 // catalog.
-func (ix *index) readChanged(ctx context.Context, opt Options, p plan, st *Stats) (*catalog, []error, error) {
+func (ix *index) readChanged(ctx context.Context, opt Options, q Query, p plan, st *Stats) (*catalog, []error, error) {
 	next := p.kept
 	var problems []error
 	var w *segWriter
@@ -242,7 +253,11 @@ func (ix *index) readChanged(ctx context.Context, opt Options, p plan, st *Stats
 	err := parallel.Ordered(ctx, len(p.jobs), workers(opt), 2*workers(opt), func(i int) jobResult {
 		rs := scratch.Get().(*readScratch)
 		defer scratch.Put(rs)
-		return ix.read(opt.Harness, rs, p.jobs[i])
+		r := ix.read(opt.Harness, rs, p.jobs[i])
+		if opt.Early != nil && r.err == nil && !r.same {
+			r.hits = matchSession(r.msgs, q)
+		}
+		return r
 	}, func(_ int, r jobResult) error {
 		switch {
 		case errors.Is(r.err, errDamaged):
@@ -256,6 +271,9 @@ func (ix *index) readChanged(ctx context.Context, opt Options, p plan, st *Stats
 			return nil
 		}
 		st.Read++
+		if r.hits != nil {
+			opt.Early(r.j.f.path, r.hits)
+		}
 		if r.same {
 			next = append(next, r.e)
 			return nil
@@ -487,6 +505,9 @@ func (ix *index) read(h harness.Harness, rs *readScratch, j *job) jobResult {
 // walk lists the session files the harness's walk finds.
 func walk(ctx context.Context, h harness.Harness) ([]fileRef, []error, error) {
 	hf, problems, err := h.Walk(ctx)
+	// Newest first, as the listing orders them: a build reads (and
+	// Options.Early hears of) the sessions a person wants first first.
+	harness.SortNewestFirst(hf)
 	files := make([]fileRef, len(hf))
 	for k := range hf {
 		files[k] = fileRef{path: hf[k].Path(), File: hf[k].File}

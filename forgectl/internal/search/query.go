@@ -123,7 +123,7 @@ func Search(ctx context.Context, opt Options, q Query) (Result, error) {
 	var res Result
 	for attempt := 0; ; attempt++ {
 		res.Stats = Stats{}
-		ix, problems, err := update(ctx, opt, &res.Stats)
+		ix, problems, err := update(ctx, opt, q, &res.Stats)
 		if err == nil {
 			res.Problems = problems
 			res.Hits, err = ix.query(q, workers(opt))
@@ -319,4 +319,40 @@ func snippet(text, norm string) string {
 		}
 	}
 	return b.String()
+}
+
+// Marks are the byte ranges of s (a snippet, as shown) where q's terms
+// are, folded and normalized as a search matches them, in order and
+// without overlaps: what a terminal highlights.
+func (q Query) Marks(s string) [][2]int {
+	n := normalize(s)
+	var out [][2]int
+	for _, t := range q.Terms {
+		if t.norm == "" {
+			continue
+		}
+		for from := 0; ; {
+			p := strings.Index(n[from:], t.norm)
+			if p < 0 {
+				break
+			}
+			p += from
+			end := p + len(t.norm)
+			a := origOffset(s, p)
+			b := origOffset(s, end-1)
+			_, size := utf8.DecodeRuneInString(s[b:])
+			out = append(out, [2]int{a, b + size})
+			from = end
+		}
+	}
+	slices.SortFunc(out, func(x, y [2]int) int { return x[0] - y[0] })
+	merged := out[:0]
+	for _, m := range out {
+		if k := len(merged) - 1; k >= 0 && m[0] <= merged[k][1] {
+			merged[k][1] = max(merged[k][1], m[1])
+			continue
+		}
+		merged = append(merged, m)
+	}
+	return merged
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/parallel"
@@ -50,6 +51,10 @@ type Options struct {
 	// Now is the listing's time (see harness.OpenOptions); zero is the
 	// time it starts.
 	Now time.Time
+	// Active keeps only the files last written inside the window, decided
+	// on the walk's mtimes, so the others are never opened. A narrowed
+	// listing reads the index but does not write it, as with Paths.
+	Active when.Window
 }
 
 // Stats is what a listing did besides handing on sessions.
@@ -110,12 +115,27 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	} else {
 		files, problems, err = opt.Harness.Walk(ctx)
 	}
-	sortNewestFirst(files)
+	harness.SortNewestFirst(files)
 	wg.Wait()
 	if err != nil {
 		return st, err
 	}
-	l.Begin(files)
+	// Every file on disk is named to the lister, so that a parent outside
+	// the window, or not among the Paths (a search's hits), still counts
+	// as on disk. The walk is the invocation's one walk (a search made
+	// it already).
+	known := files
+	if opt.Paths != nil {
+		if all, _, werr := opt.Harness.Walk(ctx); werr == nil {
+			known = all
+		}
+	}
+	l.Begin(known)
+	readOnly := opt.Paths != nil
+	if !opt.Active.Open() {
+		files = active(files, opt.Active)
+		readOnly = true
+	}
 	st.Problems = append(st.Problems, problems...)
 	st.Problems = append(st.Problems, joinProblems...)
 	for _, e := range []error{ixErr, auxErr} {
@@ -153,7 +173,7 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 			break // cancelled
 		}
 		sl := &slots[k]
-		if opt.IndexPath != "" && opt.Paths == nil {
+		if opt.IndexPath != "" && !readOnly {
 			save.take(files, slots, k)
 		}
 		if sl.problem != nil {
@@ -180,7 +200,7 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	p.stop()
 	cancel()
 	p.wait()
-	if opt.IndexPath != "" && opt.Paths == nil {
+	if opt.IndexPath != "" && !readOnly {
 		if err := save.finish(files, slots, p.doneUpTo(), l, auxChanged || ixErr != nil); err != nil {
 			st.Problems = append(st.Problems, err)
 		}
@@ -195,6 +215,18 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 		emitErr = parent.Err() // the pipe closes early only when cancelled
 	}
 	return st, emitErr
+}
+
+// active is the files last written inside w, in a new slice: the walk's
+// list is shared by the invocation's listings.
+func active(files []harness.File, w when.Window) []harness.File {
+	var out []harness.File
+	for k := range files {
+		if w.HoldsNs(files[k].MtimeNs) {
+			out = append(out, files[k])
+		}
+	}
+	return out
 }
 
 // slot is one file's outcome, made by a worker.
