@@ -86,7 +86,8 @@ func ResponsesReply(req ResponsesRequest) (text string, slow bool) {
 }
 
 // TitleFor is the title the stand-in gives a thread whose first prompt is
-// prompt: "Title " and its first four words, so a test can predict it.
+// prompt: "Title " and its first four words, at most 36 characters (the
+// schema's maxLength in 0.171.0), so a test can predict it.
 func TitleFor(prompt string) string {
 	w := strings.Fields(prompt)
 	if len(w) > 4 {
@@ -95,14 +96,18 @@ func TitleFor(prompt string) string {
 	if len(w) == 0 {
 		return "Untitled thread"
 	}
-	return "Title " + strings.Join(w, " ")
+	t := []rune("Title " + strings.Join(w, " "))
+	if len(t) > 36 {
+		t = t[:36]
+	}
+	return strings.TrimSpace(string(t))
 }
 
 // responsesPrompt is the newest user text a person typed: Codex sends its
 // own context as user messages too (<environment_context>, the AGENTS.md
 // and skills blocks), each starting with a tag or "# AGENTS.md". The title
-// call wraps the prompt in an instruction; its last line that is not a tag
-// is taken then.
+// call (0.171.0) wraps the prompt in an instruction ending "User prompt:\n
+// <prompt>": the part after that marker is the prompt then.
 func responsesPrompt(items []ResponsesItem) string {
 	for i := len(items) - 1; i >= 0; i-- {
 		it := items[i]
@@ -114,6 +119,9 @@ func responsesPrompt(items []ResponsesItem) string {
 			t := strings.TrimSpace(texts[j])
 			if t == "" || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "# AGENTS.md") {
 				continue
+			}
+			if k := strings.LastIndex(t, "User prompt:\n"); k >= 0 {
+				t = strings.TrimSpace(t[k+len("User prompt:\n"):])
 			}
 			return t
 		}

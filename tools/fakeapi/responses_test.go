@@ -74,10 +74,10 @@ func TestResponsesStreamedTextReply(t *testing.T) {
 func TestResponsesTitleCallGetsJSON(t *testing.T) {
 	s := start(t, Options{})
 	// The TUI's title call asks for a JSON schema {title: string}; the
-	// prompt is inside an instruction, on its own last line.
+	// prompt follows "User prompt:" in an instruction (0.171.0).
 	body := `{"model":"gpt-test","stream":true,"text":{"format":{"type":"json_schema","name":"thread_title","strict":true,
 	 "schema":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}}},
-	 "input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Write a short title for this conversation.\n\nfix the login bug now please"}]}]}`
+	 "input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Generate a concise, single-line task title. Do not answer the request.\n\nUser prompt:\nfix the login bug now please"}]}]}`
 	var text strings.Builder
 	for _, e := range readSSE(t, post(t, s.URL()+"/v1/responses", body).Body) {
 		if e.Event == "response.output_text.delta" {
@@ -88,7 +88,7 @@ func TestResponsesTitleCallGetsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(text.String()), &got); err != nil {
 		t.Fatalf("title reply %q is not JSON: %v", text.String(), err)
 	}
-	if diff := cmp.Diff(map[string]string{"title": "Title Write a short title"}, got); diff != "" {
+	if diff := cmp.Diff(map[string]string{"title": "Title fix the login bug"}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -101,6 +101,8 @@ func TestResponsesPromptSkipsInjectedBlocks(t *testing.T) {
 		// Only injected context: no prompt.
 		{`{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context/>"}]}]}`, "Hello from the fake model."},
 		// A string content and a later assistant message.
+		{`{"input":[{"role":"user","content":"internationalization-and-localization-work on it"}],"text":{"format":{"type":"json_schema","schema":{"properties":{"title":{}}}}}}`,
+			`{"title":"Title internationalization-and-local"}`},
 		{`{"input":[{"role":"user","content":"first"},{"role":"assistant","content":[{"type":"output_text","text":"ok"}]},{"role":"user","content":"second one"}]}`,
 			"Hello from the fake model. You said: second one"},
 	}
