@@ -9,7 +9,7 @@
 // the platform package holds the native binary itself. Each version lands in
 // <cache>/<version>/claude, outside the repository (the binary is hundreds of
 // megabytes). Codex's platform package (a static binary of about 315 MB)
-// lands in <cache>/codex/<version>/codex, beside it.
+// lands whole (its vendor folder) in <cache>/codex/<version>/, beside it.
 package contract
 
 import (
@@ -59,8 +59,16 @@ type Product struct {
 	Spec func(version string) string
 	// LatestOf is the package whose dist-tags.latest names the newest release.
 	LatestOf string
-	// Member is the binary's path inside the tarball.
+	// Member is the binary's path inside the tarball, when the binary is
+	// all that is installed (Claude Code).
 	Member string
+	// Tree, when set, is a folder of the tarball installed whole as the
+	// version's folder: Codex refuses to start its background server
+	// ("this CLI has no complete local package") without the files beside
+	// its binary (codex-package.json, codex-resources/, codex-path/).
+	Tree string
+	// Bin is the binary's path inside the version's folder.
+	Bin string
 	// Says is what `<binary> --version` prints first for version: the whole
 	// first line, or the part before a space.
 	Says func(version string) string
@@ -74,6 +82,7 @@ var Claude = Product{
 	Spec:     func(v string) string { return PlatformPackage + "@" + v },
 	LatestOf: PlatformPackage,
 	Member:   "package/claude",
+	Bin:      "claude",
 	Says:     func(v string) string { return v },
 	Env:      []string{"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"},
 }
@@ -86,7 +95,8 @@ var Codex = Product{
 	Sub:      "codex",
 	Spec:     func(v string) string { return "@openai/codex@" + v + "-linux-x64" },
 	LatestOf: "@openai/codex",
-	Member:   "package/vendor/x86_64-unknown-linux-musl/bin/codex",
+	Tree:     "package/vendor/x86_64-unknown-linux-musl/",
+	Bin:      "bin/codex",
 	Says:     func(v string) string { return "codex-cli " + v },
 }
 
@@ -168,7 +178,7 @@ func (in Installer) product() *Product {
 // Binary is where version's binary lives once installed.
 func (in Installer) Binary(version string) string {
 	p := in.product()
-	return filepath.Join(in.Cache, p.Sub, version, p.Name)
+	return filepath.Join(in.Cache, p.Sub, version, p.Bin)
 }
 
 func (in Installer) logf(format string, args ...any) {
@@ -222,20 +232,37 @@ func (in Installer) Install(ctx context.Context, version string) (string, error)
 	if err != nil {
 		return "", err
 	}
+	// staged is what gets renamed into place, stagedBin the binary in it.
 	staged := filepath.Join(tmp, p.Name)
-	if err := extractBinary(tgz, p.Member, staged); err != nil {
+	stagedBin, final := staged, bin
+	if p.Tree != "" {
+		stagedBin, final = filepath.Join(staged, p.Bin), filepath.Join(in.Cache, p.Sub, version)
+		err = extractTree(tgz, p.Tree, staged)
+	} else {
+		err = extractFile(tgz, p.Member, staged)
+	}
+	if err != nil {
 		return "", fmt.Errorf("unpack %s: %w", spec, err)
 	}
 	// The tarball is hundreds of megabytes: drop it before the rename.
 	os.Remove(tgz)
-	ok, got := p.hasVersion(ctx, staged, version)
+	ok, got := p.hasVersion(ctx, stagedBin, version)
 	if !ok {
 		return "", fmt.Errorf("%s: the binary says %q, want %s", spec, got, version)
 	}
-	if err := os.MkdirAll(filepath.Dir(bin), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
 		return "", err
 	}
-	if err := os.Rename(staged, bin); err != nil {
+	if p.Tree != "" {
+		// A folder left by an older layout or a broken install, in our
+		// own cache: a plain folder only, never a symlink.
+		if fi, err := os.Lstat(final); err == nil && fi.IsDir() {
+			if err := os.RemoveAll(final); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := os.Rename(staged, final); err != nil {
 		return "", err
 	}
 	in.logf("installed %s %s at %s", p.Name, version, bin)
@@ -312,8 +339,64 @@ func (in Installer) pack(ctx context.Context, npm, spec, dir string) (string, er
 	return matches[0], nil
 }
 
-// extractBinary copies member out of the tarball to dst (0755).
-func extractBinary(tgz, member, dst string) error {
+// extractTree copies every regular file under prefix out of the tarball
+// into dst, keeping their modes' execute bits.
+func extractTree(tgz, prefix, dst string) error {
+	f, err := os.Open(tgz)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(zr)
+	n := 0
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		rel, ok := strings.CutPrefix(h.Name, prefix)
+		if !ok || h.Typeflag != tar.TypeReg || rel == "" {
+			continue
+		}
+		if !filepath.IsLocal(rel) {
+			return fmt.Errorf("tarball entry %q leaves its folder", h.Name)
+		}
+		path := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		mode := os.FileMode(0o644)
+		if h.Mode&0o111 != 0 {
+			mode = 0o755
+		}
+		out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, tr); err != nil {
+			out.Close()
+			return err
+		}
+		if err := out.Close(); err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return fmt.Errorf("no %s in the tarball", prefix)
+	}
+	return nil
+}
+
+// extractFile copies member out of the tarball to dst (0755).
+func extractFile(tgz, member, dst string) error {
 	f, err := os.Open(tgz)
 	if err != nil {
 		return err

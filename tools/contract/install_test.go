@@ -190,7 +190,9 @@ func fakeCodexNPM(t *testing.T, says, latest string) (npm, specs string) {
 	for _, e := range []struct{ name, body string }{
 		{"package/package.json", `{"name":"@openai/codex"}`},
 		{"package/bin/codex.js", "launcher"},
-		{Codex.Member, "#!/bin/sh\necho '" + says + "'\n"},
+		{Codex.Tree + Codex.Bin, "#!/bin/sh\necho '" + says + "'\n"},
+		{Codex.Tree + "codex-package.json", `{"entrypoint":"bin/codex"}`},
+		{Codex.Tree + "codex-path/rg", "#!/bin/sh\n"},
 	} {
 		tw.WriteHeader(&tar.Header{Name: e.name, Mode: 0o755, Size: int64(len(e.body)), Typeflag: tar.TypeReg})
 		tw.Write([]byte(e.body))
@@ -222,8 +224,17 @@ func TestInstallCodexTakesTheVendorBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bin != filepath.Join(in.Cache, "codex", "0.171.0", "codex") {
+	if bin != filepath.Join(in.Cache, "codex", "0.171.0", "bin", "codex") {
 		t.Errorf("binary at %s", bin)
+	}
+	// The whole vendor folder comes along: the daemon needs it.
+	for _, f := range []string{"codex-package.json", "codex-path/rg"} {
+		if _, err := os.Stat(filepath.Join(in.Cache, "codex", "0.171.0", f)); err != nil {
+			t.Errorf("%s not installed: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(in.Cache, "codex", "0.171.0", "package.json")); err == nil {
+		t.Error("a file outside the vendor folder was installed")
 	}
 	b, _ := os.ReadFile(specs)
 	if !strings.Contains(string(b), " @openai/codex@0.171.0-linux-x64") {

@@ -1,7 +1,8 @@
 // Command install-codex installs the real OpenAI Codex CLI (the static
 // linux-x64 binary of @openai/codex@<version>-linux-x64) at the contract
 // suite's pinned versions, 0.171.0 and the legacy 0.142.3, or the ones
-// named, into <cache>/codex/<version>/codex outside the repository, and
+// named, into <cache>/codex/<version>/ (bin/codex and the files beside it)
+// outside the repository, and
 // prints one "<version> <path>" line per binary.
 //
 // Usage:
