@@ -187,9 +187,9 @@ func checkResumeInPlace(h *home, id, cwd, prompt string) {
 	p := h.newPane(h.dir, filepath.Join(h.s.bin, "forgectl"), "resume", id)
 	s := p.waitScreen("the resumed thread", startWait, func(s string) bool {
 		_, c := composer(s)
-		return c || strings.Contains(strings.ToLower(s), "directory")
+		return c || strings.Contains(s, dirQuestion)
 	})
-	if _, c := composer(s); !c {
+	if _, c := composer(s); !c || strings.Contains(s, dirQuestion) {
 		t.Fatalf("forgectl resume %s did not bring the composer back (a directory question?):\n%s", id, s)
 	}
 	if !strings.Contains(s, prompt) {

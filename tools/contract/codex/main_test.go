@@ -28,7 +28,7 @@ type suite struct {
 	current string            // the Codex version most scenes run
 	legacy  string            // the last legacy-format release
 	codex   map[string]string // version -> bin/codex
-	cache   string            // version -> its install folder is cache/codex/<version>
+	cache   string            // the install cache (codex/<version>/ under it)
 	bin     string            // holds forgectl
 	api     *fakeapi.Server
 	record  string

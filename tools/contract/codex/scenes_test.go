@@ -111,14 +111,19 @@ func TestCodexTUIThreadTitledThenRenamed(t *testing.T) {
 	// Run from another directory, codex resume asks which directory to
 	// use (forgectl must exec it in the thread's cwd to avoid that).
 	q := h.newPane(h.dir, h.binary, "resume", id)
-	q.waitScreen("the directory question of a resume from elsewhere", startWait, func(s string) bool {
-		return strings.Contains(strings.ToLower(s), "directory") && !strings.Contains(s, "gpt-fake")
+	question := q.waitScreen("the directory question of a resume from elsewhere", startWait, func(s string) bool {
+		return strings.Contains(s, dirQuestion) && strings.Contains(s, "Use session directory")
 	})
+	t.Logf("FACT: codex resume run from another directory asks:\n%s", strings.TrimSpace(question))
 	q.kill()
 	h.stopDaemon()
 
 	checkForgectlTUIThread(h, id, repo, prompt, "login work renamed")
 }
+
+// dirQuestion heads the screen where codex resume, run from another
+// directory than the thread's, asks which to use (0.171.0).
+const dirQuestion = "Working directory · resume"
 
 func mustRead(t *testing.T, path string) []byte {
 	t.Helper()
