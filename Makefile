@@ -33,7 +33,7 @@ build: $(RELVER)
 	@for m in $(filter $(MODULES),$(BINARIES)); do \
 		(cd $$m && go build -trimpath -ldflags "$(STAMP)" -o $(BIN)/$$m .) || exit 1; \
 	done
-	@(cd tools && go build -o $(BIN)/gencc ./gencc/cmd/gencc)
+	@(cd tools && go build -o $(BIN)/gencc ./gencc/cmd/gencc && go build -o $(BIN)/gencodex ./gencodex/cmd/gencodex)
 	@echo "built $(BINARIES) into $(BIN)"
 
 # One archive per binary, OS and architecture, each holding the binary, its

@@ -378,3 +378,48 @@ func TestNeverOverwrites(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendGrowsLiveSegments(t *testing.T) {
+	m, home := generate(t, 9, 40)
+	n, err := Append(home, 10, 3)
+	if err != nil || n != 4 {
+		t.Fatalf("Append = %d, %v; want 4 threads", n, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(home, ManifestName))
+	var after Manifest
+	if err := json.Unmarshal(b, &after); err != nil {
+		t.Fatal(err)
+	}
+	grown := 0
+	for i, th := range after.Threads {
+		before := m.Threads[i]
+		if len(th.Prompts) == len(before.Prompts) {
+			continue
+		}
+		grown++
+		if strings.HasSuffix(th.Live, ".zst") || len(th.Prompts) != len(before.Prompts)+1 || !th.Updated.After(before.Updated) {
+			t.Errorf("%s grew wrongly: %d -> %d prompts, %s", th.Kind, len(before.Prompts), len(th.Prompts), th.Live)
+		}
+		rs := records(t, readPlain(t, th.Live))
+		pg, lg := prompts(rs)
+		got := pg
+		if th.Format == "legacy" {
+			got = lg
+		}
+		if got[len(got)-1] != th.LastPrompt {
+			t.Errorf("%s: the file's last prompt %q, manifest %q", th.Kind, got[len(got)-1], th.LastPrompt)
+		}
+		for j, r := range rs {
+			if th.Format == "paginated" && (r.Ordinal == nil || *r.Ordinal != j) {
+				t.Errorf("%s: after the append, line %d has ordinal %v", th.Kind, j, r.Ordinal)
+				break
+			}
+		}
+		if fi, _ := os.Stat(th.Live); !fi.ModTime().Equal(th.Updated) {
+			t.Errorf("%s: mtime %v, want %v", th.Kind, fi.ModTime(), th.Updated)
+		}
+	}
+	if grown != n {
+		t.Errorf("%d threads grew, Append said %d", grown, n)
+	}
+}

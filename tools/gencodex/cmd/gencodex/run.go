@@ -4,6 +4,10 @@
 // Usage:
 //
 //	gencodex -home DIR [-codex-home DIR] [-threads N] [-repos N] [-seed N] [-now RFC3339]
+//	gencodex -home DIR -append-percent P [-seed N]
+//
+// -append-percent adds one turn to P% of an existing generated home's
+// threads (their live plain segments), as resumed threads grow.
 //
 // The Codex home is DIR/.codex unless -codex-home names another; it must
 // not hold rollouts already (files are created, never overwritten).
@@ -29,6 +33,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.Repos, "repos", 0, "working directories (default 4)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed: the same seed and options give the same files")
 	now := fs.String("now", "", "anchor time, RFC 3339 (default now)")
+	appendPct := fs.Float64("append-percent", 0, "append a turn to this percent of an existing home's threads")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -46,6 +51,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 2
 		}
 		o.Now = t
+	}
+	if *appendPct > 0 {
+		n, err := gencodex.Append(o.Home, *appendPct, o.Seed)
+		if err != nil {
+			fmt.Fprintf(stderr, "gencodex: error: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "gencodex: appended a turn to %d threads\n", n)
+		return 0
 	}
 	o.Progress = stderr
 	m, err := gencodex.Generate(o)
