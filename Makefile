@@ -163,8 +163,8 @@ bench: build
 	@# resume search is measured against ripgrep, as people search today.
 	@command -v rg >/dev/null || { echo "installing ripgrep (the search benchmark's baseline)"; \
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; }
-	@echo "== resume ls, shell completion and the picker (tools/benchls)"
-	@(cd tools && go run ./benchls -bin $(BIN) -work $(CURDIR)/.bench)
+	@echo "== resume ls, shell completion and the picker (tools/benchls), then with 5,000 Codex threads beside"
+	@(cd tools && go run ./benchls -bin $(BIN) -work $(CURDIR)/.bench -codex-threads 5000)
 	@echo
 	@echo "== the Stop-hook snapshot (tools/benchsnap)"
 	@(cd tools && go run ./benchsnap -n 200 -forgectl $(BIN)/forgectl)
