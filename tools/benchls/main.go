@@ -19,7 +19,7 @@
 //
 // Targets are reported, never asserted: these machines are shared and noisy.
 //
-// Usage: benchls -bin DIR -work DIR [-sessions N] [-codex-threads N] [-runs N] [-no-picker | -only-picker] [-remove-home]
+// Usage: benchls -bin DIR -work DIR [-sessions N] [-codex-threads N [-only-mixed]] [-runs N] [-no-picker | -only-picker] [-remove-home]
 package main
 
 import (
@@ -29,6 +29,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 )
 
@@ -52,6 +53,7 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 	fs.BoolVar(&b.removeHome, "remove-home", false, "delete the generated home afterwards (the 100,000-session one takes about 8 GB)")
 	fs.BoolVar(&b.onlyComplete, "only-complete", false, "measure shell completion only")
 	fs.IntVar(&b.codexThreads, "codex-threads", 0, "also measure the home plus a Codex home of this many threads")
+	onlyMixed := fs.Bool("only-mixed", false, "with -codex-threads, measure the mixed home only")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -59,9 +61,17 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "benchls: -bin and -work are required")
 		return 2
 	}
-	err := b.all(ctx)
-	if err == nil && b.codexThreads > 0 && !b.onlyPicker && !b.onlyComplete {
-		err = b.mixed(ctx)
+	var err error
+	if *onlyMixed && b.codexThreads > 0 {
+		b.home = filepath.Join(b.work, fmt.Sprintf("home-%d", b.sessions))
+		if err = b.generate(ctx); err == nil {
+			err = b.mixed(ctx)
+		}
+	} else {
+		err = b.all(ctx)
+		if err == nil && b.codexThreads > 0 && !b.onlyPicker && !b.onlyComplete {
+			err = b.mixed(ctx)
+		}
 	}
 	if b.removeHome && b.home != "" {
 		if rerr := os.RemoveAll(b.home); rerr != nil && err == nil {
