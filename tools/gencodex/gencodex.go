@@ -281,8 +281,15 @@ func (g *gen) thread(i int) error {
 
 	w.meta(metaOpts{kind: kind, parent: p})
 	if kind == KindLegacyFork {
-		// The parent's whole file, its session_meta as line 2.
-		w.buf.Write(g.files[p.ID])
+		// The parent's whole file, its session_meta as line 2: the same
+		// payloads, each line's timestamp the fork's (as 0.142.3 copies).
+		ts := []byte(`{"timestamp":"` + w.lastAt.UTC().Format("2006-01-02T15:04:05.000Z") + `"`)
+		for _, l := range bytes.SplitAfter(g.files[p.ID], []byte("\n")) {
+			if len(l) > len(ts) {
+				w.buf.Write(ts)
+				w.buf.Write(l[len(ts):])
+			}
+		}
 	}
 	keep := 0 // a rewind keeps this many turns in its new segment
 	var ends []int

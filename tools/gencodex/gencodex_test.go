@@ -300,8 +300,15 @@ func TestShapesMatchTheManifest(t *testing.T) {
 			p := byID[th.Parent]
 			pm := metaOf(t, live[1])
 			parentFirst := records(t, readPlain(t, p.Files[0]))[0]
-			if lm.ForkedFromID != p.ID || pm.ID != p.ID || !bytes.Equal(live[1].raw, parentFirst.raw) {
+			if lm.ForkedFromID != p.ID || pm.ID != p.ID || !bytes.Equal(live[1].Payload, parentFirst.Payload) {
 				t.Errorf("legacy fork: forked_from %s, line 2 id %s", lm.ForkedFromID, pm.ID)
+			}
+			// The copied lines keep their payloads and take the fork's time.
+			for _, c := range live[1 : 1+len(records(t, readPlain(t, p.Files[0])))] {
+				if c.Timestamp != live[0].Timestamp {
+					t.Errorf("legacy fork: a copied line has time %s, the fork's first %s", c.Timestamp, live[0].Timestamp)
+					break
+				}
 			}
 			want = append(slices.Clone(p.Prompts), th.Prompts...)
 		case KindFork:
