@@ -66,6 +66,7 @@ type row struct {
 	ParentSession string `json:"parent_session_id"`
 	Live          bool   `json:"live"`
 	Pid           *int   `json:"pid"`
+	LiveHolder    string `json:"live_holder"`
 	Children      []row  `json:"children"`
 }
 
@@ -326,16 +327,17 @@ func checkForgectlLegacy(h *home, parent, fork, parentPrompt, forkPrompt string)
 	}
 }
 
-// checkForgectlLive: the thread is live with the lock holder's pid.
-func checkForgectlLive(h *home, id string, pid int, what string) {
+// checkForgectlLive: the thread is live with the lock holder's pid, and
+// live_holder says which kind of process that is: daemon, tui or exec.
+func checkForgectlLive(h *home, id string, pid int, holder string) {
 	t := h.t
 	t.Helper()
-	if !enabled(h, "checkForgectlLive ("+what+")") {
+	if !enabled(h, "checkForgectlLive ("+holder+")") {
 		return
 	}
 	r, ok := h.ls("--all")[id]
-	if !ok || !r.Live || r.Pid == nil || *r.Pid != pid {
-		t.Errorf("%s: ls row %+v (listed %v), want live with pid %d", what, r, ok, pid)
+	if !ok || !r.Live || r.Pid == nil || *r.Pid != pid || r.LiveHolder != holder {
+		t.Errorf("ls row %+v (listed %v), want live with pid %d, live_holder %q", r, ok, pid, holder)
 	}
 }
 

@@ -29,7 +29,7 @@ func TestCodexLiveHeldByDaemon(t *testing.T) {
 	p.quit()
 	// No client attached: the daemon still has the thread loaded.
 	h.waitHolder(id, daemon, "after /quit")
-	checkForgectlLive(h, id, daemon, "daemon, no client")
+	checkForgectlLive(h, id, daemon, "daemon")
 
 	// Case 1: the daemon holds it, no client is attached.
 	a := h.startTUI(repo, "resume", id)
@@ -45,7 +45,7 @@ func TestCodexLiveHeldByDaemon(t *testing.T) {
 	}
 	b.prompt("second client continues")
 	h.waitHolder(id, daemon, "two clients attached")
-	checkForgectlLive(h, id, daemon, "daemon, two clients")
+	checkForgectlLive(h, id, daemon, "daemon")
 	// Does the first view show the second one's turn?
 	seen := a.screen()
 	t.Logf("FACT: with two clients on one daemon thread, the first view shows the second's turn: %v", strings.Contains(seen, "second client continues"))
@@ -80,7 +80,7 @@ func TestCodexLiveHeldByTUIWithoutDaemon(t *testing.T) {
 	if d := h.daemonPid(); d != 0 && h.ours(d) {
 		t.Errorf("a background server %d runs under --disable daemon_auto_start", d)
 	}
-	checkForgectlLive(h, id, p.pid, "a TUI without the daemon")
+	checkForgectlLive(h, id, p.pid, "tui")
 	checkForgectlRefusesSecondWriter(h, id, p.pid)
 
 	// Case 3: a second resume of a thread a no-daemon TUI holds.
@@ -124,7 +124,7 @@ func TestCodexSecondResumeOfARunningExec(t *testing.T) {
 	go func() { done <- cmd.Wait() }()
 	id, _ := h.thread(prompt)
 	h.waitHolder(id, cmd.Process.Pid, "a running codex exec")
-	checkForgectlLive(h, id, cmd.Process.Pid, "a running codex exec")
+	checkForgectlLive(h, id, cmd.Process.Pid, "exec")
 
 	q := h.newPane(repo, h.binary, "resume", id)
 	s := q.waitScreen("the resume's first screen", startWait, func(s string) bool {
