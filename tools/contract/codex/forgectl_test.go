@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -148,7 +149,7 @@ func contains(ids []string, id string) bool {
 // checkForgectlTUIThread: the row as Codex's files say, search finds it,
 // --tree holds it, and a real resume in place brings the TUI back on the
 // same thread in its directory, with no directory question.
-func checkForgectlTUIThread(h *home, id, cwd, prompt, name string) {
+func checkForgectlTUIThread(h *home, id, cwd, prompt, name, file string) {
 	t := h.t
 	t.Helper()
 	if !enabled(h, "checkForgectlTUIThread") {
@@ -174,14 +175,15 @@ func checkForgectlTUIThread(h *home, id, cwd, prompt, name string) {
 	if !found {
 		t.Errorf("ls --tree has no root %s", id)
 	}
-	checkResumeInPlace(h, id, cwd, prompt)
+	checkResumeInPlace(h, id, cwd, prompt, file)
 }
 
 // checkResumeInPlace runs `forgectl resume <id>` from HOME in a pane: the
 // pane's process becomes codex (exec'd in place) in the thread's cwd, the
 // composer comes back with the thread's transcript and no directory
-// question, and a new prompt lands in the same file.
-func checkResumeInPlace(h *home, id, cwd, prompt string) {
+// question, and a new prompt lands in file (the thread's live segment),
+// with no new file.
+func checkResumeInPlace(h *home, id, cwd, prompt, file string) {
 	t := h.t
 	t.Helper()
 	before, _ := h.files()
@@ -206,11 +208,18 @@ func checkResumeInPlace(h *home, id, cwd, prompt string) {
 	if argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"); !strings.Contains(strings.Join(argv, " "), "resume "+id) {
 		t.Errorf("codex argv %q, want resume %s", argv, id)
 	}
-	p.prompt("a prompt after forgectl resume " + strconv.Itoa(len(before)))
+	next := "resumed through forgectl " + id[:8]
+	p.prompt(next)
 	p.quit()
 	after, _ := h.files()
 	if len(after) != len(before) {
 		t.Errorf("resuming made new files: before %v, after %v", before, after)
+	}
+	if got, paths := h.thread(next); got != id || !slices.ContainsFunc(paths, func(p string) bool {
+		pg, lg := readRolloutQuiet(p).prompts()
+		return p == file && slices.Contains(append(pg, lg...), next)
+	}) {
+		t.Errorf("the prompt after the resume went to thread %s %v, want %s in %s", got, paths, id, file)
 	}
 }
 
@@ -232,7 +241,7 @@ func checkForgectlExecThread(h *home, id, prompt string) {
 
 // checkForgectlFork: the fork is relation fork of its parent, with its own
 // first prompt and its parent's name, and nests under it in --tree.
-func checkForgectlFork(h *home, parent, fork, parentPrompt, forkPrompt string) {
+func checkForgectlFork(h *home, parent, fork, parentPrompt, forkPrompt, cwd, forkFile string) {
 	t := h.t
 	t.Helper()
 	if !enabled(h, "checkForgectlFork") {
@@ -257,10 +266,14 @@ func checkForgectlFork(h *home, parent, fork, parentPrompt, forkPrompt string) {
 	if !nested {
 		t.Errorf("ls --tree does not nest the fork %s under %s", fork, parent)
 	}
+	if ids := h.search("epsilon"); !contains(ids, fork) || contains(ids, parent) {
+		t.Errorf("search for the fork's own word found %v, want the fork %s and not its parent", ids, fork)
+	}
+	checkResumeInPlace(h, fork, cwd, forkPrompt, forkFile)
 }
 
 // checkForgectlRewind: two files, one row, the newest segment's prompt last.
-func checkForgectlRewind(h *home, id, first, last string) {
+func checkForgectlRewind(h *home, id, first, last, cwd, segment string) {
 	t := h.t
 	t.Helper()
 	if !enabled(h, "checkForgectlRewind") {
@@ -279,6 +292,19 @@ func checkForgectlRewind(h *home, id, first, last string) {
 	if n != 1 {
 		t.Errorf("ls lists the rewound thread %s %d times, want once", id, n)
 	}
+	n = 0
+	for _, r := range h.lsRows("--tree") {
+		if r.id() == id {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("ls --tree holds the rewound thread %d times, want once", n)
+	}
+	if ids := h.search("gamma"); len(ids) != 1 || ids[0] != id {
+		t.Errorf("search for the replacement's word found %v, want %s once", ids, id)
+	}
+	checkResumeInPlace(h, id, cwd, last, segment)
 }
 
 // checkForgectlArchived: hidden as archived; ls --archived lists it alone.
@@ -305,7 +331,7 @@ func checkForgectlArchived(h *home, id, prompt string) {
 // checkForgectlLegacy: a legacy thread's prompt, and a legacy fork whose
 // copied history (line 2's session_meta and the parent's turns) is not its
 // own.
-func checkForgectlLegacy(h *home, parent, fork, parentPrompt, forkPrompt string) {
+func checkForgectlLegacy(h *home, parent, fork, parentPrompt, forkPrompt, cwd, parentFile string) {
 	t := h.t
 	t.Helper()
 	if !enabled(h, "checkForgectlLegacy") {
@@ -325,6 +351,8 @@ func checkForgectlLegacy(h *home, parent, fork, parentPrompt, forkPrompt string)
 	if ids := h.search("zeta"); !contains(ids, parent) {
 		t.Errorf("search zeta: %v, want the legacy parent %s", ids, parent)
 	}
+	// On 0.142.3 (the home's codex): the legacy thread resumes in place.
+	checkResumeInPlace(h, parent, cwd, parentPrompt, parentFile)
 }
 
 // checkForgectlLive: the thread is live with the lock holder's pid, and

@@ -118,7 +118,7 @@ func TestCodexTUIThreadTitledThenRenamed(t *testing.T) {
 	q.kill()
 	h.stopDaemon()
 
-	checkForgectlTUIThread(h, id, repo, prompt, "login work renamed")
+	checkForgectlTUIThread(h, id, repo, prompt, "login work renamed", paths[0])
 }
 
 // dirQuestion heads the screen where codex resume, run from another
@@ -207,7 +207,7 @@ func TestCodexFork(t *testing.T) {
 		t.Errorf("fork's name %q, parent's %q: want the parent's", got, want)
 	}
 	h.stopDaemon()
-	checkForgectlFork(h, parent, fork, parentPrompt, forkPrompt)
+	checkForgectlFork(h, parent, fork, parentPrompt, forkPrompt, repo, paths[0])
 }
 
 // TestCodexRewind: rewinding in the TUI starts a second segment of the
@@ -272,7 +272,7 @@ func TestCodexRewind(t *testing.T) {
 		t.Error("history.jsonl lost the abandoned prompt")
 	}
 	h.stopDaemon()
-	checkForgectlRewind(h, id, first, replacement)
+	checkForgectlRewind(h, id, first, replacement, repo, seg.path)
 }
 
 // TestCodexArchived: codex archive moves the thread's file to the flat
@@ -351,5 +351,5 @@ func TestCodexLegacyThreadAndFork(t *testing.T) {
 		t.Errorf("legacy fork's user_message events %q: want the parent's copied, then its own", flg)
 	}
 	h.stopDaemon()
-	checkForgectlLegacy(h, parent, fork, parentPrompt, forkPrompt)
+	checkForgectlLegacy(h, parent, fork, parentPrompt, forkPrompt, repo, paths[0])
 }
