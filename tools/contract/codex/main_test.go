@@ -1,11 +1,5 @@
 //go:build contract
 
-// Package codex holds the contract tests against the real OpenAI Codex CLI:
-// each scene drives the real binary offline in tmux, against the Responses
-// mode of tools/fakeapi, in a throwaway HOME and CODEX_HOME, and asserts
-// what the files it wrote show, so that a Codex release that changes them
-// fails here. The checks through forgectl (ls --json, search, ls --tree, a
-// real resume) run only when the built forgectl lists Codex threads.
 package codex
 
 import (

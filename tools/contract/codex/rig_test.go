@@ -294,28 +294,6 @@ func (p *pane) waitScreen(what string, timeout time.Duration, ok func(string) bo
 	return s
 }
 
-// composer is the text of Codex's input line ("› …" just above the footer
-// "gpt-fake default · <dir>", in 0.171.0 and 0.142.3 alike) and whether it
-// shows at all. Only while it shows may keys be typed: on the lock screen
-// or a selection, letters are commands. An empty composer shows a
-// placeholder, which counts as text.
-func composer(screen string) (string, bool) {
-	lines := strings.Split(screen, "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if !strings.Contains(lines[i], "gpt-fake default") {
-			continue
-		}
-		for j := i - 1; j >= 0 && j >= i-6; j-- {
-			l := strings.TrimSpace(lines[j])
-			if rest, ok := strings.CutPrefix(l, "›"); ok {
-				return strings.TrimSpace(rest), true
-			}
-		}
-		return "", false
-	}
-	return "", false
-}
-
 // waitComposer waits for the composer, failing if the program exits.
 func (p *pane) waitComposer(what string, timeout time.Duration) string {
 	p.h.t.Helper()

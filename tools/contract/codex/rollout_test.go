@@ -290,23 +290,11 @@ func (h *home) lockHolders(id string) []int {
 		return nil
 	}
 	st := fi.Sys().(*syscall.Stat_t)
-	major, minor := (st.Dev>>8)&0xfff|((st.Dev>>32)&^0xfff), st.Dev&0xff|((st.Dev>>12)&^0xff)
-	key := fmt.Sprintf("%02x:%02x:%d", major, minor, st.Ino)
 	b, err := os.ReadFile("/proc/locks")
 	if err != nil {
 		return nil
 	}
-	var pids []int
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		// "1: FLOCK  ADVISORY  WRITE 24480 fe:00:10119866 0 EOF"
-		if len(f) >= 6 && f[1] == "FLOCK" && f[3] == "WRITE" && f[5] == key {
-			var pid int
-			fmt.Sscan(f[4], &pid)
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	return writeHolders(string(b), lockKey(uint64(st.Dev), st.Ino))
 }
 
 // waitHolder waits until the thread's lock is held by exactly want.
