@@ -48,12 +48,7 @@ func Main(ctx context.Context, p *Product, args []string, stdout, stderr io.Writ
 		versions = []string{v}
 	}
 	if len(versions) == 0 {
-		var a, b string
-		if p.Name == Codex.Name {
-			a, b = CodexVersions(getenv)
-		} else {
-			a, b = Versions(getenv)
-		}
+		a, b := p.Pinned(getenv)
 		versions = []string{a, b}
 	}
 	var lines []string

@@ -74,6 +74,9 @@ type Product struct {
 	Says func(version string) string
 	// Env is the environment --version runs with (besides HOME and PATH).
 	Env []string
+	// Pinned is the pair of versions the suite proves, after the
+	// environment's overrides.
+	Pinned func(getenv func(string) string) (string, string)
 }
 
 // Claude is Claude Code: a package of its own per platform.
@@ -85,6 +88,7 @@ var Claude = Product{
 	Bin:      "claude",
 	Says:     func(v string) string { return v },
 	Env:      []string{"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"},
+	Pinned:   Versions,
 }
 
 // Codex is the OpenAI Codex CLI: its platform builds are versions of the
@@ -98,6 +102,7 @@ var Codex = Product{
 	Tree:     "package/vendor/x86_64-unknown-linux-musl/",
 	Bin:      "bin/codex",
 	Says:     func(v string) string { return "codex-cli " + v },
+	Pinned:   CodexVersions,
 }
 
 // CodexVersions is the Codex pair to prove; $FORGECTL_CONTRACT_CODEX and
