@@ -314,5 +314,3 @@ func (h *home) waitUnlocked(id string, within time.Duration, what string) {
 		return len(got) == 0, fmt.Sprintf("holders %v", got)
 	})
 }
-
-func readFile(path string) ([]byte, error) { return os.ReadFile(path) }

@@ -3,6 +3,7 @@
 package codex
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -127,7 +128,7 @@ const dirQuestion = "Working directory · resume"
 
 func mustRead(t *testing.T, path string) []byte {
 	t.Helper()
-	b, err := readFile(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
