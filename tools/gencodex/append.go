@@ -12,7 +12,8 @@ import (
 
 // Append grows an existing generated home the way resumed threads do: one
 // more turn at the end of percent% of the threads' live plain segments
-// (never a .zst one, which Codex does not append to), with ordinals
+// (never a .zst one, which Codex does not append to, nor an archived
+// thread's), with ordinals
 // continuing in paginated files. The manifest is updated to match. The
 // same seed appends the same turns.
 func Append(home string, percent float64, seed uint64) (int, error) {
@@ -28,7 +29,9 @@ func Append(home string, percent float64, seed uint64) (int, error) {
 	r := rand.New(rand.NewPCG(seed, 0xA99E4D))
 	var cands []int
 	for i, t := range m.Threads {
-		if strings.HasSuffix(t.Live, ".jsonl") {
+		// An archived thread is not resumed in place (Codex asks to
+		// unarchive it first).
+		if strings.HasSuffix(t.Live, ".jsonl") && t.Kind != KindArchived {
 			cands = append(cands, i)
 		}
 	}
