@@ -12,7 +12,7 @@ DIST ?= $(CURDIR)/dist
 PREFIX ?= $(HOME)/.local
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
-.PHONY: all build demo test test-deps vet fmt-check gowork-off darwin unit fuzz-brief fuzz bench bench-100k samecheck contract dist install clean
+.PHONY: all build demo test test-deps vet fmt-check gowork-off darwin unit fuzz-brief fuzz bench bench-100k samecheck contract contract-claude contract-codex dist install clean
 
 all: build
 
@@ -33,7 +33,7 @@ build: $(RELVER)
 	@for m in $(filter $(MODULES),$(BINARIES)); do \
 		(cd $$m && go build -trimpath -ldflags "$(STAMP)" -o $(BIN)/$$m .) || exit 1; \
 	done
-	@(cd tools && go build -o $(BIN)/gencc ./gencc/cmd/gencc)
+	@(cd tools && go build -o $(BIN)/gencc ./gencc/cmd/gencc && go build -o $(BIN)/gencodex ./gencodex/cmd/gencodex)
 	@echo "built $(BINARIES) into $(BIN)"
 
 # One archive per binary, OS and architecture, each holding the binary, its
@@ -113,7 +113,7 @@ fmt-check:
 vet:
 	@for m in $(MODULES); do (cd $$m && go vet ./...) || exit 1; done
 	@# The contract tests sit behind a build tag; vet them too.
-	@(cd tools && go vet -tags contract ./contract/) && (cd resume-restart && go vet -tags contract ./internal/inputbox/)
+	@(cd tools && go vet -tags contract ./contract/...) && (cd resume-restart && go vet -tags contract ./internal/inputbox/)
 
 gowork-off:
 	@for m in $(MODULES); do (cd $$m && GOWORK=off go build -o /dev/null ./... && GOWORK=off go vet ./...) || exit 1; done
@@ -163,8 +163,8 @@ bench: build
 	@# resume search is measured against ripgrep, as people search today.
 	@command -v rg >/dev/null || { echo "installing ripgrep (the search benchmark's baseline)"; \
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; }
-	@echo "== resume ls, shell completion and the picker (tools/benchls)"
-	@(cd tools && go run ./benchls -bin $(BIN) -work $(CURDIR)/.bench)
+	@echo "== resume ls, shell completion and the picker (tools/benchls), then with 5,000 Codex threads beside"
+	@(cd tools && go run ./benchls -bin $(BIN) -work $(CURDIR)/.bench -codex-threads 5000)
 	@echo
 	@echo "== the Stop-hook snapshot (tools/benchsnap)"
 	@(cd tools && go run ./benchsnap -n 200 -forgectl $(BIN)/forgectl)
@@ -191,14 +191,19 @@ samecheck: build
 		git worktree remove --force .bench/old-src; [ $$rc -eq 0 ] || exit $$rc
 	@(cd tools && go run ./samecheck -old $(CURDIR)/.bench/old-bin -new $(BIN) -work $(CURDIR)/.bench -scale $(SCALE))
 
-# Contract tests against the real Claude Code: pinned CLIs from the npm
-# registry into ~/.cache/forgectl-contract (outside the repo), run offline in
-# tmux against tools/fakeapi, a loopback stand-in for the Messages API.
-# Without the registry it prints SKIPPED and succeeds. It then asks the
-# registry which release is "latest" and, when that is not the pinned one,
-# runs the suite again against it, so a new release is noticed the day it
-# ships.
+# Contract tests against the real Claude Code and the real Codex CLI:
+# pinned CLIs from the npm registry into ~/.cache/forgectl-contract (outside
+# the repo), run offline in tmux against tools/fakeapi, a loopback stand-in
+# for the Messages API and the Responses API. Without the registry a part
+# prints SKIPPED and succeeds. Each part then asks the registry which
+# release is "latest" and, when that is not the pinned one, runs its suite
+# again against it, so a new release is noticed the day it ships.
+# Both parts run even when the first fails.
 contract:
+	@rc=0; $(MAKE) --no-print-directory contract-claude || rc=1; \
+	$(MAKE) --no-print-directory contract-codex || rc=1; exit $$rc
+
+contract-claude:
 	@out=$$(cd tools && go run ./contract/cmd/install-claude) || exit 1; echo "$$out"; \
 	case "$$out" in *SKIPPED:*) exit 0;; esac; \
 	rc=0; \
@@ -213,6 +218,25 @@ contract:
 	*) v=$${latest%% *}; echo "== contract against the registry's latest, claude $$v"; \
 	   (cd tools && FORGECTL_CONTRACT_CURRENT=$$v go test -tags contract -race -count=1 -v -timeout 12m ./contract/) || rc=1; \
 	   (cd resume-restart && FORGECTL_CONTRACT_CURRENT=$$v go test -tags contract -race -count=1 -v -timeout 8m -run Contract ./internal/inputbox/) || rc=1;; \
+	esac; \
+	exit $$rc
+
+# Codex: 0.171.0 and the legacy 0.142.3 (tools/contract/codex, docs/contract.md).
+# The checks through forgectl run only when the built forgectl lists Codex
+# threads; the run says which ran.
+contract-codex:
+	@out=$$(cd tools && go run ./contract/cmd/install-codex) || exit 1; echo "$$out"; \
+	case "$$out" in *SKIPPED:*) exit 0;; esac; \
+	rc=0; \
+	(cd tools && go test -tags contract -race -count=1 -v -timeout 10m ./contract/codex/) || rc=1; \
+	pinned=$${out%% *}; \
+	latest=$$(cd tools && go run ./contract/cmd/install-codex -latest) || rc=1; echo "$$latest"; \
+	case "$$latest" in \
+	"") ;; \
+	SKIPPED:*) ;; \
+	"$$pinned "*) echo "contract: the registry's latest codex is the pinned $$pinned: proven above";; \
+	*) v=$${latest%% *}; echo "== contract against the registry's latest, codex $$v"; \
+	   (cd tools && FORGECTL_CONTRACT_CODEX=$$v go test -tags contract -race -count=1 -v -timeout 10m ./contract/codex/) || rc=1;; \
 	esac; \
 	exit $$rc
 

@@ -104,3 +104,17 @@ func TreeSize(root string) (int64, int) {
 
 // MS formats a duration in milliseconds.
 func MS(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+// GenerateCodex writes a Codex home of n threads at home (its Codex home is
+// home/.codex) with gencodex from bin, unless one is there already.
+func GenerateCodex(ctx context.Context, bin, home string, n int, log io.Writer) error {
+	if _, err := os.Stat(filepath.Join(home, "gencodex-manifest.json")); err == nil {
+		fmt.Fprintf(log, "reusing %s\n", home)
+		return nil
+	}
+	os.RemoveAll(home)
+	fmt.Fprintf(log, "generating %d Codex threads in %s (once; kept for later runs)\n", n, home)
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "gencodex"), "-home", home, "-threads", strconv.Itoa(n), "-repos", "40")
+	cmd.Stdout, cmd.Stderr = log, log
+	return cmd.Run()
+}

@@ -28,6 +28,9 @@ type bench struct {
 	removeHome bool
 	// onlyComplete measures shell completion only.
 	onlyComplete bool
+	// codexThreads, when positive, adds the mixed measurements: the same
+	// home plus a Codex home of this many threads.
+	codexThreads int
 
 	home string
 }
@@ -54,7 +57,9 @@ func (b *bench) all(ctx context.Context) error {
 	fc := filepath.Join(b.work, fmt.Sprintf("forgectl-config-%d", b.sessions))
 	index := filepath.Join(fc, "cache", "transcripts.idx")
 	noIndex := func() error { return removeIfExists(index) }
-	env := []string{"HOME=" + b.home, "CLAUDE_CONFIG_DIR=", "FORGECTL_CONFIG_DIR=" + fc}
+	// CODEX_HOME names nothing: these figures stay Claude-only (a forgectl
+	// lists every harness whose home exists).
+	env := []string{"HOME=" + b.home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=" + filepath.Join(b.work, "no-codex-home"), "FORGECTL_CONFIG_DIR=" + fc}
 	forgectl := filepath.Join(b.bin, "forgectl")
 	lsJSON := []string{forgectl, "resume", "ls", "--json"}
 	lsTable := []string{forgectl, "resume", "ls"}

@@ -11,9 +11,15 @@
 //	  no index              vs the warm stat walk                      ≤ 3×
 //	  no index, cold cache  vs the stat walk with a cold page cache    ≤ 3×
 //
+// With -codex-threads N it measures the same targets again on the same
+// home plus a generated Codex home of N threads (CODEX_HOME), against
+// baselines over both trees (a stat walk of projects/ and the Codex
+// sessions/ and archived_sessions/, a byte scan of both); the figures above
+// stay Claude-only.
+//
 // Targets are reported, never asserted: these machines are shared and noisy.
 //
-// Usage: benchls -bin DIR -work DIR [-sessions N] [-runs N] [-no-picker | -only-picker] [-remove-home]
+// Usage: benchls -bin DIR -work DIR [-sessions N] [-codex-threads N [-only-mixed]] [-runs N] [-no-picker | -only-picker] [-remove-home]
 package main
 
 import (
@@ -23,6 +29,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 )
 
@@ -45,6 +52,8 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 	fs.BoolVar(&b.onlyPicker, "only-picker", false, "measure the picker only")
 	fs.BoolVar(&b.removeHome, "remove-home", false, "delete the generated home afterwards (the 100,000-session one takes about 8 GB)")
 	fs.BoolVar(&b.onlyComplete, "only-complete", false, "measure shell completion only")
+	fs.IntVar(&b.codexThreads, "codex-threads", 0, "also measure the home plus a Codex home of this many threads")
+	onlyMixed := fs.Bool("only-mixed", false, "with -codex-threads, measure the mixed home only")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -52,7 +61,18 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "benchls: -bin and -work are required")
 		return 2
 	}
-	err := b.all(ctx)
+	var err error
+	if *onlyMixed && b.codexThreads > 0 {
+		b.home = filepath.Join(b.work, fmt.Sprintf("home-%d", b.sessions))
+		if err = b.generate(ctx); err == nil {
+			err = b.mixed(ctx)
+		}
+	} else {
+		err = b.all(ctx)
+		if err == nil && b.codexThreads > 0 && !b.onlyPicker && !b.onlyComplete {
+			err = b.mixed(ctx)
+		}
+	}
 	if b.removeHome && b.home != "" {
 		if rerr := os.RemoveAll(b.home); rerr != nil && err == nil {
 			err = rerr

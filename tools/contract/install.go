@@ -1,6 +1,6 @@
-// Package contract installs the real Claude Code CLI at pinned versions for
-// the contract tests, which prove forgectl's readers against what that CLI
-// actually writes. The tests themselves are behind the "contract" build tag
+// Package contract installs the real Claude Code and Codex CLIs at pinned
+// versions for the contract tests, which prove forgectl's readers against
+// what those CLIs actually write. The tests themselves are behind the "contract" build tag
 // (go test -tags contract ./contract/) because they need tmux, the npm
 // registry once, and a few minutes.
 //
@@ -8,7 +8,8 @@
 // on Node older than 22 the wrapper's install resolves to an old build, and
 // the platform package holds the native binary itself. Each version lands in
 // <cache>/<version>/claude, outside the repository (the binary is hundreds of
-// megabytes).
+// megabytes). Codex's platform package (a static binary of about 315 MB)
+// lands whole (its vendor folder) in <cache>/codex/<version>/, beside it.
 package contract
 
 import (
@@ -37,6 +38,85 @@ const (
 
 // PlatformPackage holds the native binary for linux-x64 (glibc).
 const PlatformPackage = "@anthropic-ai/claude-code-linux-x64"
+
+// The Codex versions the suite is proven against: the current release and
+// 0.142.3, the last one to write the legacy rollout format (event_msg
+// user_message, forks that copy their parent's history).
+const (
+	CodexCurrent = "0.171.0"
+	CodexLegacy  = "0.142.3"
+)
+
+// Product says where one CLI's platform package is and how its binary
+// answers --version. The zero Installer installs Claude Code.
+type Product struct {
+	// Name is the binary's name and, for all but Claude, the cache subfolder.
+	Name string
+	// Sub is the cache subfolder ("" for Claude Code, whose cache layout
+	// predates Codex).
+	Sub string
+	// Spec is the npm spec of version's linux-x64 package.
+	Spec func(version string) string
+	// LatestOf is the package whose dist-tags.latest names the newest release.
+	LatestOf string
+	// Member is the binary's path inside the tarball, when the binary is
+	// all that is installed (Claude Code).
+	Member string
+	// Tree, when set, is a folder of the tarball installed whole as the
+	// version's folder: Codex refuses to start its background server
+	// ("this CLI has no complete local package") without the files beside
+	// its binary (codex-package.json, codex-resources/, codex-path/).
+	Tree string
+	// Bin is the binary's path inside the version's folder.
+	Bin string
+	// Says is what `<binary> --version` prints first for version: the whole
+	// first line, or the part before a space.
+	Says func(version string) string
+	// Env is the environment --version runs with (besides HOME and PATH).
+	Env []string
+	// Pinned is the pair of versions the suite proves, after the
+	// environment's overrides.
+	Pinned func(getenv func(string) string) (string, string)
+}
+
+// Claude is Claude Code: a package of its own per platform.
+var Claude = Product{
+	Name:     "claude",
+	Spec:     func(v string) string { return PlatformPackage + "@" + v },
+	LatestOf: PlatformPackage,
+	Member:   "package/claude",
+	Bin:      "claude",
+	Says:     func(v string) string { return v },
+	Env:      []string{"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"},
+	Pinned:   Versions,
+}
+
+// Codex is the OpenAI Codex CLI: its platform builds are versions of the
+// launcher's own package with a suffix, @openai/codex@0.171.0-linux-x64,
+// holding a static musl binary.
+var Codex = Product{
+	Name:     "codex",
+	Sub:      "codex",
+	Spec:     func(v string) string { return "@openai/codex@" + v + "-linux-x64" },
+	LatestOf: "@openai/codex",
+	Tree:     "package/vendor/x86_64-unknown-linux-musl/",
+	Bin:      "bin/codex",
+	Says:     func(v string) string { return "codex-cli " + v },
+	Pinned:   CodexVersions,
+}
+
+// CodexVersions is the Codex pair to prove; $FORGECTL_CONTRACT_CODEX and
+// $FORGECTL_CONTRACT_CODEX_LEGACY override it.
+func CodexVersions(getenv func(string) string) (current, legacy string) {
+	current, legacy = CodexCurrent, CodexLegacy
+	if v := getenv("FORGECTL_CONTRACT_CODEX"); v != "" {
+		current = v
+	}
+	if v := getenv("FORGECTL_CONTRACT_CODEX_LEGACY"); v != "" {
+		legacy = v
+	}
+	return current, legacy
+}
 
 // SkipError means the CLI could not be fetched: the registry refused, the
 // network failed, or there is no npm. The contract run reports SKIPPED and
@@ -89,11 +169,21 @@ type Installer struct {
 	Log io.Writer
 	// Timeout bounds one fetch (default 10m).
 	Timeout time.Duration
+	// Product is the CLI; nil means Claude Code.
+	Product *Product
 }
 
-// Binary is where version's claude lives once installed.
+func (in Installer) product() *Product {
+	if in.Product == nil {
+		return &Claude
+	}
+	return in.Product
+}
+
+// Binary is where version's binary lives once installed.
 func (in Installer) Binary(version string) string {
-	return filepath.Join(in.Cache, version, "claude")
+	p := in.product()
+	return filepath.Join(in.Cache, p.Sub, version, p.Bin)
 }
 
 func (in Installer) logf(format string, args ...any) {
@@ -108,8 +198,9 @@ func (in Installer) Install(ctx context.Context, version string) (string, error)
 	if !validVersion(version) {
 		return "", fmt.Errorf("not a version: %q", version)
 	}
+	p := in.product()
 	bin := in.Binary(version)
-	if ok, _ := hasVersion(ctx, bin, version); ok {
+	if ok, _ := p.hasVersion(ctx, bin, version); ok {
 		return bin, nil
 	}
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
@@ -131,7 +222,7 @@ func (in Installer) Install(ctx context.Context, version string) (string, error)
 	}
 	defer unlock()
 	// Another process may have finished while we waited for the lock.
-	if ok, _ := hasVersion(ctx, bin, version); ok {
+	if ok, _ := p.hasVersion(ctx, bin, version); ok {
 		return bin, nil
 	}
 
@@ -140,31 +231,50 @@ func (in Installer) Install(ctx context.Context, version string) (string, error)
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	spec := PlatformPackage + "@" + version
+	spec := p.Spec(version)
 	in.logf("fetching %s from the npm registry", spec)
 	tgz, err := in.pack(ctx, npm, spec, tmp)
 	if err != nil {
 		return "", err
 	}
-	staged := filepath.Join(tmp, "claude")
-	if err := extractBinary(tgz, staged); err != nil {
+	// staged is what gets renamed into place, stagedBin the binary in it.
+	staged := filepath.Join(tmp, p.Name)
+	stagedBin, final := staged, bin
+	if p.Tree != "" {
+		stagedBin, final = filepath.Join(staged, p.Bin), filepath.Join(in.Cache, p.Sub, version)
+		err = extractTree(tgz, p.Tree, staged)
+	} else {
+		err = extractFile(tgz, p.Member, staged)
+	}
+	if err != nil {
 		return "", fmt.Errorf("unpack %s: %w", spec, err)
 	}
-	ok, got := hasVersion(ctx, staged, version)
+	// The tarball is hundreds of megabytes: drop it before the rename.
+	os.Remove(tgz)
+	ok, got := p.hasVersion(ctx, stagedBin, version)
 	if !ok {
 		return "", fmt.Errorf("%s: the binary says %q, want %s", spec, got, version)
 	}
-	if err := os.MkdirAll(filepath.Dir(bin), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
 		return "", err
 	}
-	if err := os.Rename(staged, bin); err != nil {
+	if p.Tree != "" {
+		// A folder left by an older layout or a broken install, in our
+		// own cache: a plain folder only, never a symlink.
+		if fi, err := os.Lstat(final); err == nil && fi.IsDir() {
+			if err := os.RemoveAll(final); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := os.Rename(staged, final); err != nil {
 		return "", err
 	}
-	in.logf("installed claude %s at %s", version, bin)
+	in.logf("installed %s %s at %s", p.Name, version, bin)
 	return bin, nil
 }
 
-// Latest asks the npm registry which version of the platform package its
+// Latest asks the npm registry which version of the product's package its
 // "latest" dist-tag names, so the suite also runs against the newest
 // release the day it ships. A registry or network failure is a SkipError.
 func (in Installer) Latest(ctx context.Context) (string, error) {
@@ -175,9 +285,10 @@ func (in Installer) Latest(ctx context.Context) (string, error) {
 	if _, err := exec.LookPath(npm); err != nil {
 		return "", &SkipError{"npm is not installed: " + err.Error()}
 	}
+	pkg := in.product().LatestOf
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "view", "--loglevel=error", "--fetch-retries=1", PlatformPackage, "dist-tags.latest")
+	cmd := exec.CommandContext(ctx, npm, "view", "--loglevel=error", "--fetch-retries=1", pkg, "dist-tags.latest")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
@@ -189,13 +300,13 @@ func (in Installer) Latest(ctx context.Context) (string, error) {
 		if ctx.Err() != nil {
 			reason = "timed out"
 		}
-		return "", &SkipError{fmt.Sprintf("npm view %s dist-tags.latest failed (%v): %s", PlatformPackage, err, reason)}
+		return "", &SkipError{fmt.Sprintf("npm view %s dist-tags.latest failed (%v): %s", pkg, err, reason)}
 	}
 	v := strings.TrimSpace(string(out))
 	if !validVersion(v) {
 		// The registry answered, with something that is not a version: a
 		// change worth failing on, not a skip.
-		return "", fmt.Errorf("npm view %s dist-tags.latest answered %q, not a version", PlatformPackage, v)
+		return "", fmt.Errorf("npm view %s dist-tags.latest answered %q, not a version", pkg, v)
 	}
 	return v, nil
 }
@@ -233,8 +344,64 @@ func (in Installer) pack(ctx context.Context, npm, spec, dir string) (string, er
 	return matches[0], nil
 }
 
-// extractBinary copies package/claude out of the tarball to dst (0755).
-func extractBinary(tgz, dst string) error {
+// extractTree copies every regular file under prefix out of the tarball
+// into dst, keeping their modes' execute bits.
+func extractTree(tgz, prefix, dst string) error {
+	f, err := os.Open(tgz)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(zr)
+	n := 0
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		rel, ok := strings.CutPrefix(h.Name, prefix)
+		if !ok || h.Typeflag != tar.TypeReg || rel == "" {
+			continue
+		}
+		if !filepath.IsLocal(rel) {
+			return fmt.Errorf("tarball entry %q leaves its folder", h.Name)
+		}
+		path := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		mode := os.FileMode(0o644)
+		if h.Mode&0o111 != 0 {
+			mode = 0o755
+		}
+		out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, tr); err != nil {
+			out.Close()
+			return err
+		}
+		if err := out.Close(); err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return fmt.Errorf("no %s in the tarball", prefix)
+	}
+	return nil
+}
+
+// extractFile copies member out of the tarball to dst (0755).
+func extractFile(tgz, member, dst string) error {
 	f, err := os.Open(tgz)
 	if err != nil {
 		return err
@@ -248,12 +415,12 @@ func extractBinary(tgz, dst string) error {
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return errors.New("no package/claude in the tarball")
+			return fmt.Errorf("no %s in the tarball", member)
 		}
 		if err != nil {
 			return err
 		}
-		if h.Name != "package/claude" || h.Typeflag != tar.TypeReg {
+		if h.Name != member || h.Typeflag != tar.TypeReg {
 			continue
 		}
 		out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
@@ -269,12 +436,12 @@ func extractBinary(tgz, dst string) error {
 }
 
 // hasVersion runs bin --version in a scratch HOME and checks the answer,
-// "2.1.332 (Claude Code)".
-func hasVersion(ctx context.Context, bin, version string) (bool, string) {
+// "2.1.332 (Claude Code)" or "codex-cli 0.171.0".
+func (p *Product) hasVersion(ctx context.Context, bin, version string) (bool, string) {
 	if _, err := os.Stat(bin); err != nil {
 		return false, ""
 	}
-	scratch, err := os.MkdirTemp("", "claude-version-")
+	scratch, err := os.MkdirTemp("", p.Name+"-version-")
 	if err != nil {
 		return false, ""
 	}
@@ -282,7 +449,8 @@ func hasVersion(ctx context.Context, bin, version string) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--version")
-	cmd.Env = []string{"HOME=" + scratch, "PATH=/usr/bin:/bin", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+	// CODEX_HOME too: --version must not touch a real ~/.codex.
+	cmd.Env = append([]string{"HOME=" + scratch, "CODEX_HOME=" + filepath.Join(scratch, ".codex"), "PATH=/usr/bin:/bin"}, p.Env...)
 	cmd.Dir = scratch
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.Output()
@@ -290,7 +458,9 @@ func hasVersion(ctx context.Context, bin, version string) (bool, string) {
 	if err != nil {
 		return false, got
 	}
-	return strings.HasPrefix(got, version+" "), got
+	first, _, _ := strings.Cut(got, "\n")
+	want := p.Says(version)
+	return first == want || strings.HasPrefix(first, want+" "), got
 }
 
 func validVersion(v string) bool {

@@ -174,3 +174,95 @@ func TestLatestAsksTheRegistry(t *testing.T) {
 		t.Errorf("a non-version answer is a skip: %v; want a failure", err)
 	}
 }
+
+// fakeCodexNPM packs a Codex platform tarball whose binary, at the vendor
+// path, prints says; it also answers dist-tags.latest with latest.
+func fakeCodexNPM(t *testing.T, says, latest string) (npm, specs string) {
+	t.Helper()
+	dir := t.TempDir()
+	tgz := filepath.Join(dir, "pkg.tgz")
+	f, err := os.Create(tgz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	tw := tar.NewWriter(zw)
+	for _, e := range []struct{ name, body string }{
+		{"package/package.json", `{"name":"@openai/codex"}`},
+		{"package/bin/codex.js", "launcher"},
+		{Codex.Tree + Codex.Bin, "#!/bin/sh\necho '" + says + "'\n"},
+		{Codex.Tree + "codex-package.json", `{"entrypoint":"bin/codex"}`},
+		{Codex.Tree + "codex-path/rg", "#!/bin/sh\n"},
+	} {
+		tw.WriteHeader(&tar.Header{Name: e.name, Mode: 0o755, Size: int64(len(e.body)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(e.body))
+	}
+	tw.Close()
+	zw.Close()
+	f.Close()
+	specs = filepath.Join(dir, "specs")
+	script := `#!/bin/sh
+echo "$*" >> ` + specs + `
+case "$*" in *dist-tags.latest*) echo '` + latest + `'; exit 0;; esac
+while [ $# -gt 0 ]; do [ "$1" = --pack-destination ] && dest=$2; shift; done
+cp ` + tgz + ` "$dest/openai-codex-linux-x64.tgz"
+`
+	npm = filepath.Join(dir, "npm")
+	if err := os.WriteFile(npm, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return npm, specs
+}
+
+func TestInstallCodexTakesTheVendorBinary(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("the installer fetches the linux-x64 package only")
+	}
+	npm, specs := fakeCodexNPM(t, "codex-cli 0.171.0", "0.172.0")
+	in := Installer{Cache: t.TempDir(), NPM: npm, Product: &Codex}
+	bin, err := in.Install(context.Background(), "0.171.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bin != filepath.Join(in.Cache, "codex", "0.171.0", "bin", "codex") {
+		t.Errorf("binary at %s", bin)
+	}
+	// The whole vendor folder comes along: the daemon needs it.
+	for _, f := range []string{"codex-package.json", "codex-path/rg"} {
+		if _, err := os.Stat(filepath.Join(in.Cache, "codex", "0.171.0", f)); err != nil {
+			t.Errorf("%s not installed: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(in.Cache, "codex", "0.171.0", "package.json")); err == nil {
+		t.Error("a file outside the vendor folder was installed")
+	}
+	b, _ := os.ReadFile(specs)
+	if !strings.Contains(string(b), " @openai/codex@0.171.0-linux-x64") {
+		t.Errorf("npm was asked %q, want the -linux-x64 build of @openai/codex", b)
+	}
+	// A Claude install beside it keeps its own layout.
+	if got := (Installer{Cache: in.Cache}).Binary("2.1.332"); got != filepath.Join(in.Cache, "2.1.332", "claude") {
+		t.Errorf("claude binary at %s", got)
+	}
+	if v, err := in.Latest(context.Background()); err != nil || v != "0.172.0" {
+		t.Errorf("Latest = %q, %v", v, err)
+	}
+	b, _ = os.ReadFile(specs)
+	if !strings.Contains(string(b), "view --loglevel=error --fetch-retries=1 @openai/codex dist-tags.latest") {
+		t.Errorf("latest asked with %q", b)
+	}
+}
+
+func TestInstallCodexRefusesAnotherVersion(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("the installer fetches the linux-x64 package only")
+	}
+	// 0.171.01 must not pass for 0.171.0, nor a Claude-style answer.
+	for _, says := range []string{"codex-cli 0.171.01", "0.171.0 (Claude Code)", "codex-cli 0.142.3"} {
+		npm, _ := fakeCodexNPM(t, says, "")
+		in := Installer{Cache: t.TempDir(), NPM: npm, Product: &Codex}
+		if _, err := in.Install(context.Background(), "0.171.0"); err == nil {
+			t.Errorf("a binary saying %q was installed as 0.171.0", says)
+		}
+	}
+}

@@ -1,6 +1,8 @@
-// Package fakeapi is a loopback stand-in for the Anthropic Messages API, good
-// enough for the real Claude Code CLI to hold a conversation with it
-// offline (ANTHROPIC_BASE_URL=http://127.0.0.1:<port>).
+// Package fakeapi is a loopback stand-in for the Anthropic Messages API and
+// the OpenAI Responses API, good enough for the real Claude Code CLI
+// (ANTHROPIC_BASE_URL=http://127.0.0.1:<port>) and the real Codex CLI (a
+// custom provider whose base_url is http://127.0.0.1:<port>/v1) to hold a
+// conversation with it offline.
 //
 // It serves:
 //
@@ -8,6 +10,12 @@
 //     ping, content_block_delta…, content_block_stop, message_delta,
 //     message_stop) or as one JSON message, whichever the request asks for;
 //   - POST /v1/messages/count_tokens, a rough count;
+//   - POST /v1/responses, streamed (SSE: response.created,
+//     response.output_item.added, response.output_text.delta…,
+//     response.output_item.done, response.completed with usage) or as one
+//     JSON response: one assistant message (see ResponsesReply). A request
+//     whose text.format is a JSON schema (Codex's title call) gets a JSON
+//     object, {"title":"Title <first four words of the prompt>"};
 //   - anything else: 200 with an empty JSON object, since the CLI probes a
 //     few endpoints whose answers do not matter offline.
 //

@@ -79,6 +79,7 @@ func Start(opts Options) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.messages)
 	mux.HandleFunc("POST /v1/messages/count_tokens", s.countTokens)
+	mux.HandleFunc("POST /v1/responses", s.responses)
 	mux.HandleFunc("/", s.catchAll)
 	s.http = &http.Server{Handler: s.counted(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -100,7 +101,8 @@ func Start(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// URL is the base URL to give ANTHROPIC_BASE_URL.
+// URL is the base URL to give ANTHROPIC_BASE_URL; a Codex provider's
+// base_url is URL()+"/v1".
 func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
 
 // Done is closed once the server has stopped.

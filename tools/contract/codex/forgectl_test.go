@@ -1,0 +1,384 @@
+//go:build contract
+
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// The checks through forgectl. Each is one function per scene, named
+// checkForgectl…, and runs only when the built forgectl lists Codex
+// threads (suite.forgectl); otherwise it logs that it was skipped. TestMain
+// prints which ran.
+
+var checks struct {
+	sync.Mutex
+	ran, skipped []string
+}
+
+// enabled reports whether the forgectl checks run, logging loudly either
+// way.
+func enabled(h *home, name string) bool {
+	h.t.Helper()
+	checks.Lock()
+	defer checks.Unlock()
+	if !h.s.forgectl {
+		checks.skipped = append(checks.skipped, name)
+		h.t.Logf("SKIPPED %s: this forgectl does not list Codex threads", name)
+		return false
+	}
+	checks.ran = append(checks.ran, name)
+	h.t.Logf("RUN %s", name)
+	return true
+}
+
+// reportChecks prints the checks that ran and those skipped.
+func reportChecks() {
+	checks.Lock()
+	defer checks.Unlock()
+	fmt.Printf("contract codex: forgectl checks run: %d %v\n", len(checks.ran), checks.ran)
+	if len(checks.skipped) > 0 {
+		fmt.Printf("contract codex: forgectl checks SKIPPED (no Codex support in this forgectl): %d %v\n", len(checks.skipped), checks.skipped)
+	}
+}
+
+// row is the part of a Codex row of `forgectl resume ls --json` under
+// contract. The id and parent are read from either spelling.
+type row struct {
+	Harness       string `json:"harness"`
+	ID            string `json:"id"`
+	SessionID     string `json:"session_id"`
+	Name          string `json:"name"`
+	FirstPrompt   string `json:"first_prompt"`
+	LastPrompt    string `json:"last_prompt"`
+	Cwd           string `json:"cwd"`
+	Branch        string `json:"branch"`
+	Hidden        bool   `json:"hidden"`
+	HiddenReason  string `json:"hidden_reason"`
+	Relation      string `json:"relation"`
+	Parent        string `json:"parent"`
+	ParentSession string `json:"parent_session_id"`
+	Live          bool   `json:"live"`
+	Pid           *int   `json:"pid"`
+	LiveHolder    string `json:"live_holder"`
+	Children      []row  `json:"children"`
+}
+
+func (r row) id() string {
+	if r.ID != "" {
+		return r.ID
+	}
+	return r.SessionID
+}
+
+func (r row) parent() string {
+	if r.Parent != "" {
+		return r.Parent
+	}
+	return r.ParentSession
+}
+
+// ls runs `forgectl resume ls --json --harness codex` plus args and
+// indexes the rows by id.
+func (h *home) ls(args ...string) map[string]row {
+	h.t.Helper()
+	rows := h.lsRows(args...)
+	m := map[string]row{}
+	for _, r := range rows {
+		if _, dup := m[r.id()]; dup {
+			h.t.Errorf("ls %v lists %s twice", args, r.id())
+		}
+		if r.Harness != "codex" {
+			h.t.Errorf("ls --harness codex: row %s has harness %q", r.id(), r.Harness)
+		}
+		m[r.id()] = r
+	}
+	return m
+}
+
+func (h *home) lsRows(args ...string) []row {
+	h.t.Helper()
+	out, errOut, code := h.forgectl(append([]string{"resume", "ls", "--json", "--harness", "codex"}, args...)...)
+	if code != 0 {
+		h.t.Fatalf("forgectl resume ls --json --harness codex %v: exit %d: %s", args, code, errOut)
+	}
+	var rows []row
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		h.t.Fatalf("ls --json is not a JSON array: %v\n%s", err, out)
+	}
+	return rows
+}
+
+// search runs `forgectl resume search --json --harness codex` and returns
+// the ids found.
+func (h *home) search(words ...string) []string {
+	h.t.Helper()
+	out, errOut, code := h.forgectl(append([]string{"resume", "search", "--json", "--harness", "codex"}, words...)...)
+	if code != 0 && code != 1 {
+		h.t.Fatalf("forgectl resume search %v: exit %d: %s", words, code, errOut)
+	}
+	var rows []row
+	if code == 0 {
+		if err := json.Unmarshal([]byte(out), &rows); err != nil {
+			h.t.Fatalf("search --json: %v\n%s", err, out)
+		}
+	}
+	var ids []string
+	for _, r := range rows {
+		ids = append(ids, r.id())
+	}
+	return ids
+}
+
+func contains(ids []string, id string) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// checkForgectlTUIThread: the row as Codex's files say, search finds it,
+// --tree holds it, and a real resume in place brings the TUI back on the
+// same thread in its directory, with no directory question.
+func checkForgectlTUIThread(h *home, id, cwd, prompt, name, file string) {
+	t := h.t
+	t.Helper()
+	if !enabled(h, "checkForgectlTUIThread") {
+		return
+	}
+	r, ok := h.ls()[id]
+	switch {
+	case !ok:
+		t.Fatalf("ls does not list the TUI thread %s", id)
+	case r.Name != name || r.FirstPrompt != prompt || r.LastPrompt != prompt || r.Cwd != cwd || r.Hidden:
+		t.Errorf("ls row %+v: want name %q, prompts %q, cwd %s, not hidden", r, name, prompt, cwd)
+	}
+	if ids := h.search("login", "bug"); !contains(ids, id) {
+		t.Errorf("search \"login bug\" found %v, not %s", ids, id)
+	}
+	if ids := h.search("renamed"); !contains(ids, id) {
+		t.Errorf("search by the /rename name found %v, not %s", ids, id)
+	}
+	found := false
+	for _, r := range h.lsRows("--tree") {
+		found = found || r.id() == id
+	}
+	if !found {
+		t.Errorf("ls --tree has no root %s", id)
+	}
+	checkResumeInPlace(h, id, cwd, prompt, file)
+}
+
+// checkResumeInPlace runs `forgectl resume <id>` from HOME in a pane: the
+// pane's process becomes codex (exec'd in place) in the thread's cwd, the
+// composer comes back with the thread's transcript and no directory
+// question, and a new prompt lands in file (the thread's live segment),
+// with no new file.
+func checkResumeInPlace(h *home, id, cwd, prompt, file string) {
+	t := h.t
+	t.Helper()
+	before, _ := h.files()
+	p := h.newPane(h.dir, filepath.Join(h.s.bin, "forgectl"), "resume", id)
+	s := p.waitScreen("the resumed thread", startWait, func(s string) bool {
+		_, c := composer(s)
+		return c || strings.Contains(s, dirQuestion)
+	})
+	if _, c := composer(s); !c || strings.Contains(s, dirQuestion) {
+		t.Fatalf("forgectl resume %s did not bring the composer back (a directory question?):\n%s", id, s)
+	}
+	if !strings.Contains(s, prompt) {
+		t.Errorf("the resumed TUI does not show the thread's prompt %q:\n%s", prompt, s)
+	}
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.pid)); err != nil || filepath.Base(exe) != "codex" {
+		t.Errorf("pid %d runs %q (%v): forgectl did not exec codex in place", p.pid, exe, err)
+	}
+	if d, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", p.pid)); err != nil || d != cwd {
+		t.Errorf("codex runs in %q (%v), want the thread's %s", d, err, cwd)
+	}
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.pid))
+	if argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"); !strings.Contains(strings.Join(argv, " "), "resume "+id) {
+		t.Errorf("codex argv %q, want resume %s", argv, id)
+	}
+	next := "resumed through forgectl " + id[:8]
+	p.prompt(next)
+	p.quit()
+	after, _ := h.files()
+	if len(after) != len(before) {
+		t.Errorf("resuming made new files: before %v, after %v", before, after)
+	}
+	if got, paths := h.thread(next); got != id || !slices.ContainsFunc(paths, func(p string) bool {
+		pg, lg := readRolloutQuiet(p).prompts()
+		return p == file && slices.Contains(append(pg, lg...), next)
+	}) {
+		t.Errorf("the prompt after the resume went to thread %s %v, want %s in %s", got, paths, id, file)
+	}
+}
+
+// checkForgectlExecThread: an exec thread is hidden as print-mode.
+func checkForgectlExecThread(h *home, id, prompt string) {
+	t := h.t
+	t.Helper()
+	if !enabled(h, "checkForgectlExecThread") {
+		return
+	}
+	if _, ok := h.ls()[id]; ok {
+		t.Errorf("the default ls lists the exec thread %s", id)
+	}
+	r, ok := h.ls("--all")[id]
+	if !ok || !r.Hidden || r.HiddenReason != "print-mode" || r.FirstPrompt != prompt {
+		t.Errorf("ls --all: exec thread row %+v (listed %v), want hidden print-mode with prompt %q", r, ok, prompt)
+	}
+}
+
+// checkForgectlFork: the fork is relation fork of its parent, with its own
+// first prompt and its parent's name, and nests under it in --tree.
+func checkForgectlFork(h *home, parent, fork, parentPrompt, forkPrompt, cwd, forkFile string) {
+	t := h.t
+	t.Helper()
+	if !enabled(h, "checkForgectlFork") {
+		return
+	}
+	rows := h.ls()
+	p, f := rows[parent], rows[fork]
+	if f.Relation != "fork" || f.parent() != parent || f.FirstPrompt != forkPrompt {
+		t.Errorf("fork row %+v: want relation fork of %s, first prompt %q (never the parent's %q)", f, parent, forkPrompt, parentPrompt)
+	}
+	if p.Name == "" || f.Name != p.Name {
+		t.Errorf("fork name %q, parent name %q: want the parent's", f.Name, p.Name)
+	}
+	nested := false
+	for _, r := range h.lsRows("--tree") {
+		if r.id() == parent {
+			for _, c := range r.Children {
+				nested = nested || c.id() == fork
+			}
+		}
+	}
+	if !nested {
+		t.Errorf("ls --tree does not nest the fork %s under %s", fork, parent)
+	}
+	if ids := h.search("epsilon"); !contains(ids, fork) || contains(ids, parent) {
+		t.Errorf("search for the fork's own word found %v, want the fork %s and not its parent", ids, fork)
+	}
+	checkResumeInPlace(h, fork, cwd, forkPrompt, forkFile)
+}
+
+// checkForgectlRewind: two files, one row, the newest segment's prompt last.
+func checkForgectlRewind(h *home, id, first, last, cwd, segment string) {
+	t := h.t
+	t.Helper()
+	if !enabled(h, "checkForgectlRewind") {
+		return
+	}
+	rows := h.lsRows()
+	n := 0
+	for _, r := range rows {
+		if r.id() == id {
+			n++
+			if r.FirstPrompt != first || r.LastPrompt != last {
+				t.Errorf("rewound thread row %+v: want first %q, last %q", r, first, last)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("ls lists the rewound thread %s %d times, want once", id, n)
+	}
+	n = 0
+	for _, r := range h.lsRows("--tree") {
+		if r.id() == id {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("ls --tree holds the rewound thread %d times, want once", n)
+	}
+	if ids := h.search("gamma"); len(ids) != 1 || ids[0] != id {
+		t.Errorf("search for the replacement's word found %v, want %s once", ids, id)
+	}
+	checkResumeInPlace(h, id, cwd, last, segment)
+}
+
+// checkForgectlArchived: hidden as archived; ls --archived lists it alone.
+func checkForgectlArchived(h *home, id, prompt string) {
+	t := h.t
+	t.Helper()
+	if !enabled(h, "checkForgectlArchived") {
+		return
+	}
+	if _, ok := h.ls()[id]; ok {
+		t.Errorf("the default ls lists the archived thread %s", id)
+	}
+	if r, ok := h.ls("--all")[id]; !ok || r.HiddenReason != "archived" || r.FirstPrompt != prompt {
+		t.Errorf("ls --all: archived row %+v (listed %v), want hidden_reason archived", r, ok)
+	}
+	if rows := h.ls("--archived"); len(rows) != 1 {
+		t.Errorf("ls --archived lists %d threads, want only %s", len(rows), id)
+	}
+	if ids := h.search("archive", "later"); !contains(ids, id) {
+		t.Errorf("search does not find the archived thread: %v", ids)
+	}
+}
+
+// checkForgectlLegacy: a legacy thread's prompt, and a legacy fork whose
+// copied history (line 2's session_meta and the parent's turns) is not its
+// own.
+func checkForgectlLegacy(h *home, parent, fork, parentPrompt, forkPrompt, cwd, parentFile string) {
+	t := h.t
+	t.Helper()
+	if !enabled(h, "checkForgectlLegacy") {
+		return
+	}
+	rows := h.ls()
+	if len(rows) != 2 {
+		t.Errorf("ls lists %d legacy threads, want 2: %+v", len(rows), rows)
+	}
+	p, f := rows[parent], rows[fork]
+	if p.FirstPrompt != parentPrompt || p.Relation != "" {
+		t.Errorf("legacy parent row %+v", p)
+	}
+	if f.Relation != "fork" || f.parent() != parent || f.FirstPrompt != forkPrompt || f.LastPrompt != forkPrompt {
+		t.Errorf("legacy fork row %+v: want a fork of %s whose prompts are its own %q", f, parent, forkPrompt)
+	}
+	if ids := h.search("zeta"); !contains(ids, parent) {
+		t.Errorf("search zeta: %v, want the legacy parent %s", ids, parent)
+	}
+	// On 0.142.3 (the home's codex): the legacy thread resumes in place.
+	checkResumeInPlace(h, parent, cwd, parentPrompt, parentFile)
+}
+
+// checkForgectlLive: the thread is live with the lock holder's pid, and
+// live_holder says which kind of process that is: daemon, tui or exec.
+func checkForgectlLive(h *home, id string, pid int, holder string) {
+	t := h.t
+	t.Helper()
+	if !enabled(h, "checkForgectlLive ("+holder+")") {
+		return
+	}
+	r, ok := h.ls("--all")[id]
+	if !ok || !r.Live || r.Pid == nil || *r.Pid != pid || r.LiveHolder != holder {
+		t.Errorf("ls row %+v (listed %v), want live with pid %d, live_holder %q", r, ok, pid, holder)
+	}
+}
+
+// checkForgectlRefusesSecondWriter: resuming a thread a no-daemon TUI
+// holds would be a second writer: refused with exit 2 naming the pid.
+func checkForgectlRefusesSecondWriter(h *home, id string, pid int) {
+	t := h.t
+	t.Helper()
+	if !enabled(h, "checkForgectlRefusesSecondWriter") {
+		return
+	}
+	out, errOut, code := h.forgectl("resume", id)
+	if code != 2 || out != "" || !strings.Contains(errOut, "pid "+strconv.Itoa(pid)) {
+		t.Errorf("resume of a thread a no-daemon TUI holds: exit %d, stdout %q, stderr %q; want exit 2 naming pid %d", code, out, errOut, pid)
+	}
+}
