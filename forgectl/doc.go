@@ -96,7 +96,8 @@
 //	  leaves as Esc does, exit 130).
 //	  The finder keeps the list to the left half of the terminal; a row gives
 //	  its name what the repo and branch columns can spare (they narrow to 8
-//	  columns first). The rows are not coloured: the finder draws them as
+//	  columns first, and on a narrow terminal the branch column goes: the
+//	  preview names it). The rows are not coloured: the finder draws them as
 //	  plain text. With --search, the preview's hits show the words found
 //	  highlighted (--color as for the tables).
 //

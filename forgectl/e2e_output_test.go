@@ -216,3 +216,32 @@ func TestE2EFirstSearchStreamsTheWarmRows(t *testing.T) {
 		t.Errorf("the index was not complete: %s", out)
 	}
 }
+
+// At 80 columns nothing in the picker is cut by the finder (which ends a
+// line too long for its half with ".."): the rows drop the branch for the
+// name, and the preview wraps to the room inside its frame, not to the
+// terminal's width the finder hands it.
+func TestE2EPickerAt80ColumnsCutsNothing(t *testing.T) {
+	e := newE2E(t)
+	demoSessions(e.testHome)
+	tm := newTmux(t)
+	script := filepath.Join(e.home, "pick80.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\n"+envExports(e.env)+"cd "+e.home+"\n"+e.forgectl+" resume\nsleep 600\n"), 0o755)
+	tm.run("new-session", "-d", "-s", "t", "-x", "80", "-y", "40", script)
+	screen := tm.waitFor("the picker with its preview", func(s string) bool {
+		return strings.Contains(s, "resume>") && strings.Contains(s, "┐") && strings.Contains(s, "cwd")
+	})
+	rows := 0
+	for _, line := range strings.Split(screen, "\n") {
+		if strings.Contains(line, "..") {
+			t.Errorf("the finder cut a line at 80 columns: %q\n%s", line, screen)
+		}
+		if strings.Contains(line, " ago ") {
+			rows++
+		}
+	}
+	if rows == 0 {
+		t.Fatalf("no session rows on the screen: the test proves nothing\n%s", screen)
+	}
+	tm.run("send-keys", "-t", "t", "Escape")
+}

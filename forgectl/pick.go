@@ -83,7 +83,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 	case <-time.After(pickerHeadStart):
 	case <-ctx.Done():
 	}
-	it, err := a.picker.Pick(ctx, "Enter resumes · Esc cancels · type to filter", src)
+	it, err := a.picker.Pick(ctx, render.PickHeader(cols, "Enter resumes · Esc cancels · type to filter"), src)
 	// Whatever was chosen, the rest of the listing is not needed now: stop
 	// it, and let it write what it read to the index (a first run's next
 	// run starts from there), so that a resume (which replaces this

@@ -55,7 +55,7 @@ func (a *app) pickSearchHits(ctx context.Context, f found, q search.Query, o res
 	src := picker.NewSource()
 	src.Append(items...)
 	src.End(nil)
-	it, err := a.picker.Pick(ctx, "Enter resumes · Esc cancels · type to filter the hits", src)
+	it, err := a.picker.Pick(ctx, render.PickHeader(cols, "Enter resumes · Esc cancels · type to filter the hits"), src)
 	switch {
 	case errors.Is(err, picker.ErrAborted):
 		return nil, exit(exitcode.Interrupted)

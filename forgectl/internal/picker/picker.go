@@ -227,6 +227,16 @@ func (s *Source) preview(i, width, height int) string {
 	return it.Preview(width, height)
 }
 
+// Pane is the room for text inside the preview's frame, on a terminal of
+// width by height cells: go-fuzzyfinder v0.9.0 hands its preview function
+// the whole terminal's size, draws the frame on the right half from column
+// width/2, starts the text two columns in, and ends a line that would
+// reach width-3 with "..". Items wrap to this width, so that nothing they
+// say is cut.
+func Pane(width, height int) (int, int) {
+	return max(0, width-width/2-5), max(0, height-2)
+}
+
 // chosen is row i of the finder's state.
 func (s *Source) chosen(i int) Item {
 	s.shownMu.Lock()
@@ -263,7 +273,10 @@ func (Fuzzy) Pick(ctx context.Context, header string, src *Source) (Item, error)
 		fuzzyfinder.WithHeader(header),
 		fuzzyfinder.WithPromptString("resume> "),
 		fuzzyfinder.WithPreselected(src.preselected),
-		fuzzyfinder.WithPreviewWindow(func(i, width, height int) string { return src.preview(i, width, height) }),
+		fuzzyfinder.WithPreviewWindow(func(i, width, height int) string {
+			w, h := Pane(width, height)
+			return src.preview(i, w, h)
+		}),
 	)
 	switch failed := src.failed(); {
 	case failed != nil:

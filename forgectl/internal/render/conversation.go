@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
 
 	"forgectl.dev/forgectl/internal/harness"
 )
@@ -66,27 +69,28 @@ func Conversation(turns []harness.Turn, width, height int) string {
 	return strings.Join(out, "\n")
 }
 
-// wrapHanging cuts s into lines of at most width columns (runes), the
-// first after lead, the rest after indent; a width under 20 cuts nothing.
+// wrapHanging cuts s into lines of at most width display columns (a
+// wide rune counts two, a combining mark none), the first after lead, the
+// rest after indent; a width under 20 cuts nothing.
 func wrapHanging(lead, indent, s string, width int) []string {
-	r := []rune(s)
-	room := width - len([]rune(lead))
-	if width < 20 || len(r) <= room {
+	if width < 20 || Width(lead)+Width(s) <= width {
 		return []string{lead + s}
 	}
 	var out []string
-	pre := lead
-	for len(r) > 0 {
-		room = width - len([]rune(pre))
-		if room < 1 {
-			room = 1
+	line := []byte(lead)
+	used, fresh := Width(lead), true
+	for _, r := range s {
+		w := runewidth.RuneWidth(r)
+		if used+w > width && !fresh {
+			out = append(out, string(line))
+			line = append(line[:0:0], indent...)
+			used, fresh = Width(indent), true
 		}
-		n := min(room, len(r))
-		out = append(out, pre+string(r[:n]))
-		r = r[n:]
-		pre = indent
+		line = utf8.AppendRune(line, r)
+		used += w
+		fresh = fresh && w == 0
 	}
-	return out
+	return append(out, string(line))
 }
 
 // Prices gives the configured prices of a model, in USD per million

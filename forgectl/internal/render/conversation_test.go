@@ -63,3 +63,22 @@ func TestCostLine(t *testing.T) {
 		t.Errorf("no response: %q", got)
 	}
 }
+
+// A wrapped line is measured in display columns: a line of wide runes
+// wraps at half the runes, and a combining accent takes no room.
+func TestWrapCountsDisplayColumns(t *testing.T) {
+	for _, tc := range []struct{ in string }{
+		{strings.Repeat("日本語", 20)},
+		{strings.Repeat("e\u0301tude ", 12)},
+		{"id       " + strings.Repeat("x", 60)},
+	} {
+		for _, line := range strings.Split(Wrap(tc.in, 30), "\n") {
+			if w := Width(line); w > 30 {
+				t.Errorf("a line of %d columns at width 30: %q", w, line)
+			}
+		}
+		if got := strings.ReplaceAll(strings.ReplaceAll(Wrap(tc.in, 30), "\n         ", ""), "\n", ""); got != tc.in {
+			t.Errorf("wrapping lost text: %q", got)
+		}
+	}
+}

@@ -93,20 +93,15 @@ func lineageLines(k *Kin, s *harness.Session, now time.Time, line func(k, v stri
 	}
 }
 
-// Wrap cuts the lines of s at width characters, indenting what follows
-// under the values; a width under 20 leaves s as it is.
+// Wrap cuts the lines of s at width display columns, indenting what
+// follows under the values; a width under 20 leaves s as it is.
 func Wrap(s string, width int) string {
 	if width < 20 {
 		return s
 	}
-	var out strings.Builder
+	var out []string
 	for _, l := range strings.Split(s, "\n") {
-		r := []rune(l)
-		for len(r) > width {
-			out.WriteString(string(r[:width]) + "\n")
-			r = append([]rune("         "), r[width:]...)
-		}
-		out.WriteString(string(r) + "\n")
+		out = append(out, wrapHanging("", "         ", l, width)...)
 	}
-	return strings.TrimRight(out.String(), "\n")
+	return strings.TrimRight(strings.Join(out, "\n"), "\n")
 }

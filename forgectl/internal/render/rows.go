@@ -17,16 +17,35 @@ func PickRow(now time.Time, s *harness.Session) string { return PickRowIn(now, s
 // end. The split is fixed in the finder; no option moves it.
 func PickList(cols int) int { return cols/2 - 1 - 4 }
 
+// PickHeader is the picker's header line for a terminal of cols columns
+// (0: unknown): the whole of full when the list's half has room for it,
+// else what to press, which is what a first-time user needs.
+func PickHeader(cols int, full string) string {
+	if cols == 0 || Width(full) <= PickList(cols) {
+		return full
+	}
+	return "Enter resumes · Esc leaves"
+}
+
 // PickRowIn is PickRow laid out for a terminal of cols columns (0: the
 // fixed layout): repo and branch narrow, to 8 columns each, before the
-// title does, so the name takes what the list's half of the screen has.
+// title does, so the name takes what the list's half of the screen has;
+// where that leaves the name under 24 columns, the branch column goes.
 // Widths are display columns.
 func PickRowIn(now time.Time, s *harness.Session, cols int) string {
 	repoW, titleW := 20, 70
+	branch := true
 	if cols > 0 {
 		rest := PickList(cols) - 8 - 3*2
 		repoW = min(20, max(8, (rest-50)/2))
 		titleW = max(10, rest-2*(repoW+2))
+		// On a narrow terminal (80 columns leave the list 35) the branch
+		// gives its room to the name: a name cut to 10 tells nothing, and
+		// the preview names the branch.
+		if titleW < 24 {
+			branch = false
+			titleW = max(10, rest+2-repoW)
+		}
 	}
 	live := ""
 	if s.Live {
@@ -46,8 +65,10 @@ func PickRowIn(now time.Time, s *harness.Session, cols int) string {
 	}
 	b = padWidth(b, CutWidth(Clean(OrDash(s.Repo)), repoW), repoW)
 	b = append(b, "  "...)
-	b = padWidth(b, CutWidth(Clean(OrDash(s.Branch)), repoW), repoW)
-	b = append(b, "  "...)
+	if branch {
+		b = padWidth(b, CutWidth(Clean(OrDash(s.Branch)), repoW), repoW)
+		b = append(b, "  "...)
+	}
 	mark := string(AppendMark(nil, s))
 	// The title gives way to the mark and the live mark, down to 10.
 	b = append(b, CutWidth(Clean(msg.Cut(Title(s), 200)), max(10, titleW-Width(mark)-Width(live)))...)
