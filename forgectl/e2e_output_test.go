@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -223,25 +224,34 @@ func TestE2EFirstSearchStreamsTheWarmRows(t *testing.T) {
 // terminal's width the finder hands it.
 func TestE2EPickerAt80ColumnsCutsNothing(t *testing.T) {
 	e := newE2E(t)
-	demoSessions(e.testHome)
+	// The demo home: long names and prompts, and lineage marks.
+	gencc := filepath.Join(filepath.Dir(e.forgectl), "gencc")
+	if out, err := exec.Command(gencc, "-home", e.home, "-demo", "-seed", "7").CombinedOutput(); err != nil {
+		t.Fatalf("gencc: %v\n%s", err, out)
+	}
 	tm := newTmux(t)
 	script := filepath.Join(e.home, "pick80.sh")
 	os.WriteFile(script, []byte("#!/bin/sh\n"+envExports(e.env)+"cd "+e.home+"\n"+e.forgectl+" resume\nsleep 600\n"), 0o755)
 	tm.run("new-session", "-d", "-s", "t", "-x", "80", "-y", "40", script)
-	screen := tm.waitFor("the picker with its preview", func(s string) bool {
-		return strings.Contains(s, "resume>") && strings.Contains(s, "┐") && strings.Contains(s, "cwd")
+	// The demo home lists 22 sessions, 8 of them with a lineage mark.
+	screen := tm.waitFor("the picker, filled, with its preview", func(s string) bool {
+		return strings.Contains(s, "22/22") && strings.Contains(s, "┐") && strings.Contains(s, "cwd")
 	})
-	rows := 0
+	cut := regexp.MustCompile(`\.\. ?│`) // the finder's cut, before the frame
+	rows, marks := 0, 0
 	for _, line := range strings.Split(screen, "\n") {
-		if strings.Contains(line, "..") {
+		if cut.MatchString(line) {
 			t.Errorf("the finder cut a line at 80 columns: %q\n%s", line, screen)
 		}
 		if strings.Contains(line, " ago ") {
 			rows++
 		}
+		if strings.Contains(line, "[fork]") || strings.Contains(line, "[/clear]") {
+			marks++
+		}
 	}
-	if rows == 0 {
-		t.Fatalf("no session rows on the screen: the test proves nothing\n%s", screen)
+	if rows < 20 || marks == 0 {
+		t.Fatalf("%d session rows, %d with a lineage mark: the test proves nothing\n%s", rows, marks, screen)
 	}
 	tm.run("send-keys", "-t", "t", "Escape")
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -71,24 +72,30 @@ func Conversation(turns []harness.Turn, width, height int) string {
 
 // wrapHanging cuts s into lines of at most width display columns (a
 // wide rune counts two, a combining mark none), the first after lead, the
-// rest after indent; a width under 20 cuts nothing.
+// rest after indent, at the last space of a line when there is one in its
+// second half, else where the room ends; a width under 20 cuts nothing.
 func wrapHanging(lead, indent, s string, width int) []string {
 	if width < 20 || Width(lead)+Width(s) <= width {
 		return []string{lead + s}
 	}
 	var out []string
 	line := []byte(lead)
-	used, fresh := Width(lead), true
+	start := len(lead) // where the line's own text starts
+	used := Width(lead)
 	for _, r := range s {
 		w := runewidth.RuneWidth(r)
-		if used+w > width && !fresh {
+		if used+w > width && len(line) > start && w > 0 {
+			next := []byte(indent)
+			if sp := bytes.LastIndexByte(line[start:], ' '); sp > 0 && Width(string(line[start+sp+1:])) < (width-used)+width/2 {
+				next = append(next, line[start+sp+1:]...)
+				line = line[:start+sp]
+			}
 			out = append(out, string(line))
-			line = append(line[:0:0], indent...)
-			used, fresh = Width(indent), true
+			line, start = next, len(indent)
+			used = Width(string(line))
 		}
 		line = utf8.AppendRune(line, r)
 		used += w
-		fresh = fresh && w == 0
 	}
 	return append(out, string(line))
 }

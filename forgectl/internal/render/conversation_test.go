@@ -37,9 +37,14 @@ func TestConversationFoldsToolRunsAndKeepsTheNewest(t *testing.T) {
 	if d := cmp.Diff(all[3:], strings.Split(Conversation(turns, 80, 4), "\n")); d != "" {
 		t.Errorf("four lines (-want +got):\n%s", d)
 	}
-	// A prompt longer than the pane is wide wraps under itself.
+	// A prompt longer than the pane is wide wraps under itself, between
+	// words; a word longer than a line is cut where the room ends.
 	got := Conversation([]harness.Turn{{Kind: harness.TurnPrompt, Text: strings.TrimSpace(strings.Repeat("word ", 10))}}, 24, 5)
-	if want := "> word word word word wo\n  rd word word word word\n   word"; got != want {
+	if want := "> word word word word\n  word word word word\n  word word"; got != want {
+		t.Errorf("wrapped:\n%q\nwant\n%q", got, want)
+	}
+	got = Conversation([]harness.Turn{{Kind: harness.TurnPrompt, Text: "see " + strings.Repeat("x", 40)}}, 24, 5)
+	if want := "> see xxxxxxxxxxxxxxxxxx\n  xxxxxxxxxxxxxxxxxxxxxx"; got != want {
 		t.Errorf("wrapped:\n%q\nwant\n%q", got, want)
 	}
 }
@@ -77,7 +82,7 @@ func TestWrapCountsDisplayColumns(t *testing.T) {
 				t.Errorf("a line of %d columns at width 30: %q", w, line)
 			}
 		}
-		if got := strings.ReplaceAll(strings.ReplaceAll(Wrap(tc.in, 30), "\n         ", ""), "\n", ""); got != tc.in {
+		if got := strings.Join(strings.Fields(Wrap(tc.in, 30)), ""); got != strings.Join(strings.Fields(tc.in), "") {
 			t.Errorf("wrapping lost text: %q", got)
 		}
 	}

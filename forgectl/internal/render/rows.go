@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/shared/lineage"
 	"forgectl.dev/shared/msg"
 )
 
@@ -70,8 +71,20 @@ func PickRowIn(now time.Time, s *harness.Session, cols int) string {
 		b = append(b, "  "...)
 	}
 	mark := string(AppendMark(nil, s))
-	// The title gives way to the mark and the live mark, down to 10.
-	b = append(b, CutWidth(Clean(msg.Cut(Title(s), 200)), max(10, titleW-Width(mark)-Width(live)))...)
+	if titleW-Width(mark)-Width(live) < 10 {
+		// No room for the parent's id: the relation alone ("[fork]"),
+		// which the preview spells out.
+		if s.ParentID != "" {
+			mark = "  [" + shortRelation(s.Relation) + "]"
+		}
+	}
+	// The title gives way to the marks, down to 10 columns, or on a
+	// narrow terminal to what is left (the preview names it whole).
+	floor := 10
+	if cols > 0 && titleW < 24 {
+		floor = 4
+	}
+	b = append(b, CutWidth(Clean(msg.Cut(Title(s), 200)), max(floor, titleW-Width(mark)-Width(live)))...)
 	b = append(b, mark...)
 	return string(append(b, live...))
 }
@@ -93,4 +106,16 @@ func appendAgeColumn(b []byte, now, at time.Time) []byte {
 		b = append(b, ' ')
 	}
 	return b
+}
+
+// shortRelation is a lineage mark's relation in a word, for a row with no
+// room for "fork of b3b98d6c".
+func shortRelation(r string) string {
+	switch r {
+	case lineage.Clear:
+		return "/clear"
+	case lineage.Branch:
+		return "branch"
+	}
+	return "fork"
 }
