@@ -39,6 +39,10 @@ type Session struct {
 	Tmux      string
 	Status    string // the registry's status for a live session
 	LiveState registry.State
+	// LiveHolder says which process holds a live Codex thread's write
+	// lock: "daemon" (Codex's background server), "tui" or "exec"; "" for
+	// a harness that has no such notion.
+	LiveHolder string
 
 	Tasks       tasks.Counts
 	TasksSource string // "live" (tasks/<id>/), "snapshot", "none", or "" when not counted
