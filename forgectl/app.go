@@ -50,8 +50,10 @@ type app struct {
 	// prog is the finish path: the manual on --help, the usage hint, the
 	// exit code.
 	prog *cli.Program
-	// walked is the harness, made once per invocation (see harness).
-	walked harness.Harness
+	// walked are the harnesses by name, each made once per invocation (see
+	// harnessNamed); only is what --harness narrowed them to (nil: none).
+	walked map[string]harness.Harness
+	only   []string
 }
 
 // said is forgectl's stderr: each message written through shared/msg is

@@ -25,6 +25,7 @@ func lsCommand() *command {
 func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	asJSON := fs.Bool("json", false, "print a JSON array (see the field table in --help)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
+	a.harnessFlag(fs)
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
 	tree := fs.Bool("tree", false, "print children below their parent (branches, forks, /clear continuations)")
 	rootsOnly := fs.Bool("roots", false, "only sessions that are nobody's child: one row per line of work")
@@ -134,6 +135,7 @@ func (a *app) sessionWriter(asJSON bool) (add func(*harness.Session), close func
 		return func(s *harness.Session) { j.Add(s, nil) }, j.Close
 	}
 	t := render.NewTable(a.stdout, a.now(), true, render.Listing)
+	t.Marks = a.marks()
 	return func(s *harness.Session) { t.Add(s) }, t.Close
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
@@ -39,6 +40,7 @@ func searchCommand() *command {
 func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	asJSON := fs.Bool("json", false, "print a JSON array: the ls fields plus hits (see --help)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
+	a.harnessFlag(fs)
 	limit := fs.Int("limit", 0, "print at most N sessions (0: all)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read and what the index did")
 	return func(ctx context.Context, args []string) error {
@@ -63,7 +65,7 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		if *asJSON {
 			err = writeSearchJSON(a.stdout, found)
 		} else if len(found.idx) > 0 {
-			err = writeSearchTable(a.stdout, a.now(), found, true)
+			err = writeSearchTable(a.stdout, a.now(), found, true, a.marks())
 		}
 		if err == nil && len(found.idx) == 0 {
 			err = a.noHit(ctx, q, query, "", found, found)
@@ -99,39 +101,80 @@ type found struct {
 // rawSearch runs the search alone, leaving on Ctrl-C at once: the search
 // itself stops between transcripts, but may be waiting for another
 // search's lock.
-func (a *app) rawSearch(ctx context.Context, q search.Query) (search.Result, error) {
+//
+// owners names the harness of each hit's path.
+func (a *app) rawSearch(ctx context.Context, q search.Query) (res search.Result, owners map[string]string, err error) {
 	type searched struct {
-		res search.Result
-		err error
+		res    search.Result
+		owners map[string]string
+		err    error
 	}
 	ch := make(chan searched, 1)
-	opt := a.searchOptions()
-	opt.OnExit = func(fn func()) func() { return interrupt.OnExit(ctx, fn) }
 	go func() {
-		res, err := search.Search(ctx, opt, q)
-		ch <- searched{res, err}
+		// One index per harness, searched in turn; their hits are by path,
+		// which no two harnesses share.
+		var all search.Result
+		owners := map[string]string{}
+		for _, h := range a.harnesses() {
+			opt := a.searchOptionsFor(h)
+			opt.OnExit = func(fn func()) func() { return interrupt.OnExit(ctx, fn) }
+			res, err := search.Search(ctx, opt, q)
+			if err != nil {
+				ch <- searched{all, owners, err}
+				return
+			}
+			for p := range res.Hits {
+				owners[p] = h.Name()
+			}
+			if all.Hits == nil {
+				all = res
+				continue
+			}
+			for p, hs := range res.Hits {
+				all.Hits[p] = hs
+			}
+			all.Problems = append(all.Problems, res.Problems...)
+			all.Notes = append(all.Notes, res.Notes...)
+			all.Stats.Read += res.Stats.Read
+			all.Stats.Reused += res.Stats.Reused
+			all.Stats.Removed += res.Stats.Removed
+			if all.Stats.Rebuilt == "" {
+				all.Stats.Rebuilt = res.Stats.Rebuilt
+			}
+		}
+		ch <- searched{all, owners, nil}
 	}()
 	select {
 	case s := <-ch:
-		return s.res, s.err
+		return s.res, s.owners, s.err
 	case <-ctx.Done():
 		// Ctrl-C during a long first build: leave now. The index is only
 		// ever replaced whole (a temp file renamed), so nothing half
 		// written is trusted; the segment being written is removed as
 		// the process ends (Options.OnExit).
-		return search.Result{}, exit(exitcode.Interrupted)
+		return search.Result{}, nil, exit(exitcode.Interrupted)
 	}
 }
 
 func (a *app) searchOptions() search.Options {
-	return search.Options{Harness: a.harness(), Dir: filepath.Join(a.forgectlPaths().Cache(), "search")}
+	return a.searchOptionsFor(a.harnessNamed(claude.Name))
+}
+
+// searchOptionsFor is the search index of one harness: Claude Code's
+// keeps the folder it always had.
+func (a *app) searchOptionsFor(h harness.Harness) search.Options {
+	dir := filepath.Join(a.forgectlPaths().Cache(), "search")
+	if h.Name() != claude.Name {
+		dir += "-" + h.Name()
+	}
+	return search.Options{Harness: h, Dir: dir}
 }
 
 // searchSessions runs the search, then lists just the sessions it found
 // (sessions.Options.Paths): the rows of a few hits cost far less than a
 // listing of every session.
 func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose bool) (found, error) {
-	res, err := a.rawSearch(ctx, q)
+	res, owners, err := a.rawSearch(ctx, q)
 	if _, ok := cli.Code(err); ok {
 		return found{}, err
 	}
@@ -149,9 +192,9 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 		}
 		return found{}, exit(exitcode.Failed)
 	}
-	paths := make([]string, 0, len(res.Hits))
+	paths := map[string][]string{}
 	for p := range res.Hits {
-		paths = append(paths, p)
+		paths[owners[p]] = append(paths[owners[p]], p)
 	}
 	var listed []harness.Session
 	_, lerr := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, paths: paths}, func(s *harness.Session) error {
@@ -175,6 +218,12 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 	}
 	f := found{list: listed, hits: res.Hits}
 	for i := range f.list {
+		// A thread of several files has its hits under its newest.
+		for _, p := range f.list[i].Segments {
+			if hs, ok := f.hits[p]; ok && p != f.list[i].Transcript {
+				f.hits[f.list[i].Transcript] = append(f.hits[f.list[i].Transcript], hs...)
+			}
+		}
 		if _, ok := f.hits[f.list[i].Transcript]; !ok {
 			continue
 		}
@@ -226,7 +275,7 @@ func (a *app) noHitHint(ctx context.Context, q search.Query, filter string, whol
 	}
 	var none []string
 	for _, t := range q.Terms {
-		res, err := a.rawSearch(ctx, search.Query{Terms: []search.Term{t}})
+		res, _, err := a.rawSearch(ctx, search.Query{Terms: []search.Term{t}})
 		if err != nil {
 			return "no session holds every word; try fewer words"
 		}
@@ -259,8 +308,9 @@ func (f found) best(i int) search.Hit {
 // writeSearchTable prints the ls table with the best hit's snippet last,
 // every row with its lineage mark. Candidate lists (several hits for
 // --search) have no header, so `awk '{print $1}'` yields ids.
-func writeSearchTable(w io.Writer, now time.Time, f found, header bool) error {
+func writeSearchTable(w io.Writer, now time.Time, f found, header, marks bool) error {
 	t := render.NewTable(w, now, header, render.Search)
+	t.Marks = marks
 	for _, i := range f.idx {
 		h := f.best(i)
 		t.Add(&f.list[i], h.Role.String()+": "+msg.Cut(h.Snippet, 80))
@@ -337,7 +387,7 @@ func (a *app) resolveSearch(ctx context.Context, o resumeOpts) (*harness.Session
 	}
 	a.why("ambiguous")
 	if a.verdict == nil { // a verdict is one object: no candidate table
-		if err := writeSearchTable(a.stdout, a.now(), f, false); err != nil {
+		if err := writeSearchTable(a.stdout, a.now(), f, false, a.marks()); err != nil {
 			return nil, err
 		}
 	}

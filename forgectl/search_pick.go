@@ -39,7 +39,7 @@ func (a *app) pickSearchHits(ctx context.Context, f found) (*harness.Session, er
 	items := make([]picker.Item, len(f.idx))
 	for k, i := range f.idx {
 		s := &f.list[i]
-		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRow(now, s), h: a.harness()}, hits: f.hits[s.Transcript]}
+		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: a.pickRow(now, s), h: a.harnessOf(s)}, hits: f.hits[s.Transcript]}
 	}
 	src := picker.NewSource()
 	src.Append(items...)

@@ -72,7 +72,16 @@ type ProxyProfile struct {
 // Resume is the [resume] table.
 type Resume struct {
 	OnUpdate []OnUpdate
+	// Harnesses are the agents resume lists by default ("claude",
+	// "codex"); empty means every one whose home exists.
+	Harnesses []string
+	// CodexBinaryPath is the codex a resume of a Codex thread runs;
+	// FORGECTL_CODEX_BIN wins over it, PATH is the fallback.
+	CodexBinaryPath string
 }
+
+// KnownHarnesses are the agents resume can list.
+var KnownHarnesses = []string{"claude", "codex"}
 
 // Error is one problem in a config file.
 type Error struct {

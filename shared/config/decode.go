@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -32,7 +33,9 @@ type launchTOML struct {
 type resumeTOML struct {
 	// Decoded by hand to name the entry and key of each problem, which the
 	// decoder's metadata cannot (it does not record array indices).
-	OnUpdate any `toml:"on_update"`
+	OnUpdate        any      `toml:"on_update"`
+	Harnesses       []string `toml:"harnesses"`
+	CodexBinaryPath string   `toml:"codex_binary_path"`
 }
 
 // decoder carries one decode's state: the metadata, the source for line
@@ -63,8 +66,18 @@ func decode(cfg *Config, src string) ErrorList {
 		var r resumeTOML
 		if err := md.PrimitiveDecode(f.Resume, &r); err != nil {
 			d.decodeError(err, "", 0)
-		} else if md.IsDefined("resume", "on_update") {
-			cfg.Resume.OnUpdate = d.onUpdate(r.OnUpdate)
+		} else {
+			if md.IsDefined("resume", "on_update") {
+				cfg.Resume.OnUpdate = d.onUpdate(r.OnUpdate)
+			}
+			cfg.Resume.CodexBinaryPath = r.CodexBinaryPath
+			for _, h := range r.Harnesses {
+				if !slices.Contains(KnownHarnesses, h) {
+					d.keyError("resume", 0, "harnesses", fmt.Sprintf("unknown harness %q in harnesses (the harnesses are %s)", h, strings.Join(KnownHarnesses, ", ")))
+					continue
+				}
+				cfg.Resume.Harnesses = append(cfg.Resume.Harnesses, h)
+			}
 		}
 	}
 	if md.IsDefined("on_update") {

@@ -31,6 +31,10 @@ type Session struct {
 	Version      string
 	Size         int64
 	Transcript   string
+	// Segments are every file of a session that owns several (a Codex
+	// thread's rollouts), newest first; nil when Transcript is its only
+	// file.
+	Segments []string
 	Messages     int
 	BrokenLines  int
 

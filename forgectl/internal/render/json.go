@@ -43,6 +43,9 @@ type SessionJSON struct {
 	ParentID     string       `json:"parent_session_id"`
 	Relation     string       `json:"relation"`
 	ParentExists bool         `json:"parent_exists"`
+	// LiveHolder is who holds a live Codex thread: "daemon", "tui" or
+	// "exec"; absent otherwise (and for every Claude Code session).
+	LiveHolder string `json:"live_holder,omitempty"`
 }
 
 // ToJSON is a session's record.
@@ -54,6 +57,7 @@ func ToJSON(s *harness.Session) SessionJSON {
 		Tasks: s.Tasks, TasksSource: s.TasksSource, Entrypoint: s.Entrypoint, Version: s.Version,
 		Hidden: s.Hidden, HiddenReason: s.HiddenReason, SizeBytes: s.Size, Messages: s.Messages,
 		Transcript: s.Transcript, ParentID: s.ParentID, Relation: s.Relation, ParentExists: s.ParentExists,
+		LiveHolder: s.LiveHolder,
 	}
 	if s.Live {
 		pid := s.Pid
@@ -174,6 +178,9 @@ func appendRecord(b []byte, j SessionJSON) []byte {
 	b = appendField(b, "relation", j.Relation)
 	b = append(b, `,"parent_exists":`...)
 	b = strconv.AppendBool(b, j.ParentExists)
+	if j.LiveHolder != "" {
+		b = appendField(b, "live_holder", j.LiveHolder)
+	}
 	return append(b, '}')
 }
 

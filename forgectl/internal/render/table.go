@@ -32,6 +32,9 @@ type Table struct {
 	widths []int // nil until the sample is written
 	buf    []byte
 	err    error
+	// Marks puts each row's harness mark before its title (HarnessMark):
+	// set when the list holds more than one harness.
+	Marks bool
 }
 
 // Layout is what differs between the tables: how much of the title shows
@@ -102,6 +105,9 @@ func (t *Table) cells(s *harness.Session, extra []string) row {
 	c[colTasks] = TaskCell(s)
 	c[colLive] = LiveCell(s)
 	c[colTitle] = Clean(msg.Cut(Title(s), t.layout.Title))
+	if t.Marks {
+		c[colTitle] = HarnessMark(s) + " " + c[colTitle]
+	}
 	for k := range t.layout.Extra {
 		if k < len(extra) {
 			c[fixedCols+k] = Clean(extra[k])

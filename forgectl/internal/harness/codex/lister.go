@@ -206,6 +206,9 @@ func (h *Harness) thread(segs []*segment, files []*harness.File, paths []string)
 		LastActivity: time.Unix(0, files[0].MtimeNs).UTC(),
 		Transcript:   paths[0],
 	}
+	if len(paths) > 1 {
+		s.Segments = paths
+	}
 	// Oldest first for the first prompt, newest first for the last.
 	for i := len(segs) - 1; i >= 0 && s.FirstPrompt == ""; i-- {
 		s.FirstPrompt = segs[i].First

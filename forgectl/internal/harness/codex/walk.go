@@ -89,11 +89,33 @@ func fileOf(st *unix.Stat_t) fresh.File {
 	return fresh.File{Ino: uint64(st.Ino), Size: st.Size, MtimeNs: fresh.MtimeNs(st)}
 }
 
-// Stat is Walk for the given segments; one that is gone, or is not a
-// rollout, is left out.
+// Stat is Walk for the given segments, with every other segment that may
+// belong to their threads: a thread's row needs all of them (search finds
+// a hit in one). Candidates are the walked files whose name carries the
+// same thread uuid (rollout-<ts>-<thread>[_<uuid>].jsonl), and grouping
+// then decides by what their session_meta says. One that is gone, or is
+// not a rollout, is left out.
 func (h *Harness) Stat(paths []string) []harness.File {
-	var files []harness.File
+	want := map[string]bool{}
 	for _, p := range paths {
+		if t := nameThread(filepath.Base(p)); t != "" {
+			want[t] = true
+		}
+	}
+	var files []harness.File
+	seen := map[string]bool{}
+	if all, _, err := h.Walk(context.Background()); err == nil {
+		for _, f := range all {
+			if t := nameThread(f.Name); t != "" && want[t] {
+				files = append(files, f)
+				seen[f.Path()] = true
+			}
+		}
+	}
+	for _, p := range paths {
+		if seen[filepath.Clean(p)] {
+			continue
+		}
 		var st unix.Stat_t
 		if unix.Stat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || !isRollout(filepath.Base(p)) {
 			continue
@@ -103,4 +125,15 @@ func (h *Harness) Stat(paths []string) []harness.File {
 		files = append(files, harness.File{Dir: &dir, Name: name, File: fileOf(&st)})
 	}
 	return files
+}
+
+// nameThread is the thread uuid a segment's name carries: what follows
+// "rollout-YYYY-MM-DDTHH-MM-SS-", up to a "_" or the extension. It only
+// finds candidates; the session_meta id decides.
+func nameThread(name string) string {
+	const prefix = len("rollout-2006-01-02T15-04-05-")
+	if !isRollout(name) || len(name) < prefix+36 {
+		return ""
+	}
+	return name[prefix : prefix+36]
 }
