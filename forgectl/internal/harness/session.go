@@ -34,9 +34,9 @@ type Session struct {
 	// Segments are every file of a session that owns several (a Codex
 	// thread's rollouts), newest first; nil when Transcript is its only
 	// file.
-	Segments []string
-	Messages     int
-	BrokenLines  int
+	Segments    []string
+	Messages    int
+	BrokenLines int
 
 	Live      bool
 	Pid       int
