@@ -52,8 +52,9 @@ type app struct {
 	prog *cli.Program
 	// walked are the harnesses by name, each made once per invocation (see
 	// harnessNamed); only is what --harness narrowed them to (nil: none).
-	walked map[string]harness.Harness
-	only   []string
+	walked   map[string]harness.Harness
+	only     []string
+	defaults []string // the harnesses without --harness, once known
 }
 
 // said is forgectl's stderr: each message written through shared/msg is

@@ -351,7 +351,8 @@ func (a *app) restoreTasks(ctx context.Context, p plan, fork bool) {
 }
 
 const resumeHelp = `
-forgectl resume — get back into a Claude Code session after a terminal restart
+forgectl resume — get back into a Claude Code session or a Codex thread after a
+terminal restart
 
 USAGE
   forgectl resume [--fork] [--dry-run] [--all] [FILTER]
@@ -397,6 +398,8 @@ FLAGS
               The only way into a running session. Snapshotted tasks are
               reported, not restored: a fork starts with an empty list.
   --all       include hidden sessions (print-mode, sidechains, continued)
+  --harness H only H's sessions: claude or codex (repeatable; see 'resume ls
+              --help'). [resume] harnesses in the config sets the default.
   --verbose   report transcripts and registry files that could not be read
   --json      with --dry-run: print one verdict object instead (VERDICT)
   --assume-stopped PID
@@ -414,6 +417,18 @@ FLAGS
   that word starts with "-": then the value is missing (exit 2), so a
   forgotten value never becomes a query. Write --search=-x, or --search --
   -x (after "--" no word is a flag, and the flag before it takes the first).
+
+CODEX THREADS
+  A Codex thread resumes as 'codex resume ID' (--fork: 'codex fork ID') in
+  the thread's recorded directory, so Codex never asks which one to use. The
+  codex run is FORGECTL_CODEX_BIN, else [resume] codex_binary_path, else
+  codex on PATH. The [launch] profile is Claude Code's: none of its flags
+  or environment is given to codex. Never two writers on one thread: a
+  thread whose write lock a codex TUI without the background daemon, or a
+  running codex exec, holds is refused (exit 2, naming the pid); one the
+  daemon holds is attached to, as 'codex resume' does. restart, outdated,
+  task restore and [[resume.on_update]] are Claude Code's alone: harness =
+  "codex" there is refused with "not supported yet".
 
 REFUSALS (exit 2)
   A running session (two claude processes on one transcript corrupt it): the

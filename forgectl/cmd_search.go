@@ -416,7 +416,8 @@ const searchHelpText = `
 forgectl resume search — find the sessions whose conversation holds words
 
 USAGE
-  forgectl resume search [--json] [--all] [--limit N] [--verbose] QUERY...
+  forgectl resume search [--json] [--all] [--limit N] [--verbose]
+                         [--harness claude|codex]... QUERY...
   forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
 
 Lists the sessions holding every word of QUERY, newest first, in the ls table
@@ -434,6 +435,11 @@ WHAT IS SEARCHED
   is searched as one. A row over @CAP@ (a pasted file, an attachment) is
   not searched; ls still shows the start of such a prompt. A row over
   @MAXLINE@ is skipped by both, as a broken line.
+  Codex threads the same way: prompts as typed, agent replies, the string
+  inputs of tool calls and the thread's names; never tool output, reasoning,
+  or the blocks Codex injects (environment context, AGENTS.md, skills).
+  --harness narrows the search as it narrows ls; each agent has its own
+  index.
 
 QUERY
   Every word must appear somewhere in the session (AND), each inside one

@@ -45,7 +45,8 @@
 //
 // # forgectl resume --help
 //
-//	forgectl resume — get back into a Claude Code session after a terminal restart
+//	forgectl resume — get back into a Claude Code session or a Codex thread after a
+//	terminal restart
 //
 //	USAGE
 //	  forgectl resume [--fork] [--dry-run] [--all] [FILTER]
@@ -91,6 +92,8 @@
 //	              The only way into a running session. Snapshotted tasks are
 //	              reported, not restored: a fork starts with an empty list.
 //	  --all       include hidden sessions (print-mode, sidechains, continued)
+//	  --harness H only H's sessions: claude or codex (repeatable; see 'resume ls
+//	              --help'). [resume] harnesses in the config sets the default.
 //	  --verbose   report transcripts and registry files that could not be read
 //	  --json      with --dry-run: print one verdict object instead (VERDICT)
 //	  --assume-stopped PID
@@ -108,6 +111,18 @@
 //	  that word starts with "-": then the value is missing (exit 2), so a
 //	  forgotten value never becomes a query. Write --search=-x, or --search --
 //	  -x (after "--" no word is a flag, and the flag before it takes the first).
+//
+//	CODEX THREADS
+//	  A Codex thread resumes as 'codex resume ID' (--fork: 'codex fork ID') in
+//	  the thread's recorded directory, so Codex never asks which one to use. The
+//	  codex run is FORGECTL_CODEX_BIN, else [resume] codex_binary_path, else
+//	  codex on PATH. The [launch] profile is Claude Code's: none of its flags
+//	  or environment is given to codex. Never two writers on one thread: a
+//	  thread whose write lock a codex TUI without the background daemon, or a
+//	  running codex exec, holds is refused (exit 2, naming the pid); one the
+//	  daemon holds is attached to, as 'codex resume' does. restart, outdated,
+//	  task restore and [[resume.on_update]] are Claude Code's alone: harness =
+//	  "codex" there is refused with "not supported yet".
 //
 //	REFUSALS (exit 2)
 //	  A running session (two claude processes on one transcript corrupt it): the
@@ -143,10 +158,11 @@
 //
 // # forgectl resume ls --help
 //
-//	forgectl resume ls — list Claude Code sessions without acting
+//	forgectl resume ls — list Claude Code sessions and Codex threads without acting
 //
 //	USAGE
-//	  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots] [FILTER]
+//	  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots]
+//	                     [--harness claude|codex]... [FILTER]
 //
 //	Newest first, printed as the listing finds them (with a FILTER, once the
 //	listing is done: which rule matched is known only then). FILTER narrows the
@@ -173,6 +189,11 @@
 //	              row per line of work); composes with FILTER and --all. A
 //	              session whose parent's transcript is gone counts as a root.
 //	  --verbose   report files that could not be read
+//	  --harness H only H's sessions: claude or codex (repeatable). Without it,
+//	              [resume] harnesses in the config, else every agent whose home
+//	              exists: Claude Code, and Codex when $CODEX_HOME (else ~/.codex)
+//	              is a folder. Rows from more than one carry a mark before the
+//	              title: cc (Claude Code), cx (Codex).
 //	  --tree and --roots together are refused (exit 2).
 //
 //	TABLE COLUMNS
@@ -201,14 +222,15 @@
 //
 //	JSON (--json): an array ([] when empty) of objects with these fields
 //	  session_id       string   Claude Code's session id (what --resume takes)
-//	  harness          string   the agent the session belongs to: claude
+//	  harness          string   the agent the session belongs to: claude | codex
 //	  name             string   the session's name, "" when never named
 //	  name_source      string   agent-name | custom-title | custom-title-file
 //	                            (the <id>/custom-title.json /rename writes, when
 //	                            the transcript has no title row) | ai-title |
 //	                            summary | registry (a live /rename) | snapshot
 //	                            (kept by resume snapshot after the session
-//	                            exited) | ""
+//	                            exited) | session-index (Codex's
+//	                            session_index.jsonl) | thread-name-event | ""
 //	  repo             string   the git top level's name (the main checkout's for a
 //	                            worktree), else the cwd's base name
 //	  branch           string   the newest gitBranch recorded ("HEAD" off-branch)
@@ -228,18 +250,35 @@
 //	  tmux             string   the live process's tmux pane, "" when unknown
 //	  tasks            object   {pending, in_progress, completed, total}
 //	  tasks_source     string   live (tasks/<id>/ on disk) | snapshot | none
-//	  entrypoint       string   cli, sdk-cli (print mode), …
+//	  entrypoint       string   cli, sdk-cli (print mode), …; Codex's originator:
+//	                            codex-tui, codex_exec
 //	  version          string   the newest claude version that wrote the transcript
 //	  hidden           bool     hidden from the default listing
-//	  hidden_reason    string   sidechain | print-mode | team | continued | empty | ""
+//	  hidden_reason    string   sidechain | print-mode | team | continued | empty |
+//	                            subagent | archived (Codex) | ""
 //	  size_bytes       number   transcript size
 //	  messages         number   conversation rows in the transcript
 //	  transcript_path  string   the transcript file
 //	  parent_session_id string  the session this one was branched or forked from,
 //	                            or continued after /clear; "" for none
-//	  relation         string   branch | fork | clear | "" (see LINEAGE)
+//	  relation         string   branch | fork | clear | subagent | "" (LINEAGE)
 //	  parent_exists    bool     the parent's transcript is still on disk (false
 //	                            for a deleted one, whose id is still named)
+//	  live_holder      string   Codex only, when live: who holds the thread's
+//	                            write lock: daemon (Codex's background server) |
+//	                            tui | exec; absent otherwise
+//
+//	CODEX (harness codex; see docs/codex.md)
+//	  A thread is one row however many rollout files it has (a rewind writes a
+//	  second): files group by their session_meta id, never by name. The newest
+//	  file is transcript_path and gives cwd, branch and version; the first gives
+//	  first_prompt. size_bytes and messages add up every file. Names come from
+//	  session_index.jsonl (the last non-empty wins), last_prompt_at from
+//	  history.jsonl. Hidden: codex exec threads (print-mode), subagents
+//	  (subagent, parent_session_id names the parent) and archived_sessions/
+//	  (archived). A fork is relation fork with its own first prompt. live is a
+//	  WRITE flock held on thread-writer-locks/<id>.lock, read from /proc/locks
+//	  (on macOS, which has none, a thread never shows live).
 //
 //	EXIT STATUS
 //	  0    done
@@ -255,7 +294,8 @@
 //	forgectl resume search — find the sessions whose conversation holds words
 //
 //	USAGE
-//	  forgectl resume search [--json] [--all] [--limit N] [--verbose] QUERY...
+//	  forgectl resume search [--json] [--all] [--limit N] [--verbose]
+//	                         [--harness claude|codex]... QUERY...
 //	  forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
 //
 //	Lists the sessions holding every word of QUERY, newest first, in the ls table
@@ -273,6 +313,11 @@
 //	  is searched as one. A row over 4 MiB (a pasted file, an attachment) is
 //	  not searched; ls still shows the start of such a prompt. A row over
 //	  16 MiB is skipped by both, as a broken line.
+//	  Codex threads the same way: prompts as typed, agent replies, the string
+//	  inputs of tool calls and the thread's names; never tool output, reasoning,
+//	  or the blocks Codex injects (environment context, AGENTS.md, skills).
+//	  --harness narrows the search as it narrows ls; each agent has its own
+//	  index.
 //
 //	QUERY
 //	  Every word must appear somewhere in the session (AND), each inside one
@@ -314,14 +359,15 @@
 //
 //	JSON (--json): an array of objects with every field of 'resume ls --json'
 //	  session_id       string   Claude Code's session id (what --resume takes)
-//	  harness          string   the agent the session belongs to: claude
+//	  harness          string   the agent the session belongs to: claude | codex
 //	  name             string   the session's name, "" when never named
 //	  name_source      string   agent-name | custom-title | custom-title-file
 //	                            (the <id>/custom-title.json /rename writes, when
 //	                            the transcript has no title row) | ai-title |
 //	                            summary | registry (a live /rename) | snapshot
 //	                            (kept by resume snapshot after the session
-//	                            exited) | ""
+//	                            exited) | session-index (Codex's
+//	                            session_index.jsonl) | thread-name-event | ""
 //	  repo             string   the git top level's name (the main checkout's for a
 //	                            worktree), else the cwd's base name
 //	  branch           string   the newest gitBranch recorded ("HEAD" off-branch)
@@ -341,18 +387,35 @@
 //	  tmux             string   the live process's tmux pane, "" when unknown
 //	  tasks            object   {pending, in_progress, completed, total}
 //	  tasks_source     string   live (tasks/<id>/ on disk) | snapshot | none
-//	  entrypoint       string   cli, sdk-cli (print mode), …
+//	  entrypoint       string   cli, sdk-cli (print mode), …; Codex's originator:
+//	                            codex-tui, codex_exec
 //	  version          string   the newest claude version that wrote the transcript
 //	  hidden           bool     hidden from the default listing
-//	  hidden_reason    string   sidechain | print-mode | team | continued | empty | ""
+//	  hidden_reason    string   sidechain | print-mode | team | continued | empty |
+//	                            subagent | archived (Codex) | ""
 //	  size_bytes       number   transcript size
 //	  messages         number   conversation rows in the transcript
 //	  transcript_path  string   the transcript file
 //	  parent_session_id string  the session this one was branched or forked from,
 //	                            or continued after /clear; "" for none
-//	  relation         string   branch | fork | clear | "" (see LINEAGE)
+//	  relation         string   branch | fork | clear | subagent | "" (LINEAGE)
 //	  parent_exists    bool     the parent's transcript is still on disk (false
 //	                            for a deleted one, whose id is still named)
+//	  live_holder      string   Codex only, when live: who holds the thread's
+//	                            write lock: daemon (Codex's background server) |
+//	                            tui | exec; absent otherwise
+//
+//	CODEX (harness codex; see docs/codex.md)
+//	  A thread is one row however many rollout files it has (a rewind writes a
+//	  second): files group by their session_meta id, never by name. The newest
+//	  file is transcript_path and gives cwd, branch and version; the first gives
+//	  first_prompt. size_bytes and messages add up every file. Names come from
+//	  session_index.jsonl (the last non-empty wins), last_prompt_at from
+//	  history.jsonl. Hidden: codex exec threads (print-mode), subagents
+//	  (subagent, parent_session_id names the parent) and archived_sessions/
+//	  (archived). A fork is relation fork with its own first prompt. live is a
+//	  WRITE flock held on thread-writer-locks/<id>.lock, read from /proc/locks
+//	  (on macOS, which has none, a thread never shows live).
 //	and one more:
 //	  hits             array    the best matching messages, at most 5: those
 //	                            holding the most query words first, then the

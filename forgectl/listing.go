@@ -142,11 +142,22 @@ func (a *app) harnesses() []harness.Harness {
 	return out
 }
 
-// harnessNames are the names of the harnesses (see harnesses).
+// harnessNames are the names of the harnesses (see harnesses), decided
+// once per invocation after the flags are parsed.
 func (a *app) harnessNames() []string {
 	if a.only != nil {
 		return a.only
 	}
+	if a.defaults == nil {
+		a.defaults = a.defaultHarnesses()
+	}
+	return a.defaults
+}
+
+// defaultHarnesses are [resume] harnesses, else every harness whose home
+// exists. A config that does not load names none here: the commands that
+// read it report it.
+func (a *app) defaultHarnesses() []string {
 	if cfg, err := config.Load(a.forgectlPaths().Config()); err == nil && len(cfg.Resume.Harnesses) > 0 {
 		return slices.Compact(slices.Sorted(slices.Values(cfg.Resume.Harnesses)))
 	}

@@ -48,6 +48,11 @@ func Template() string {
 #https_proxy = "http://proxy.corp.example:3128"
 #no_proxy = "localhost,127.0.0.1"
 
+# [resume]: which agents "forgectl resume" lists, searches and resumes.
+#[resume]
+#harnesses = ["claude", "codex"]   # default: every one whose home exists; --harness wins
+#codex_binary_path = "~/.local/bin/codex"   # which codex; FORGECTL_CODEX_BIN wins over it
+
 # [[resume.on_update]]: hooks run by "forgectl resume hooks run" when the
 # installed claude changes version. Each entry names the harness (only
 # "claude") and exactly one of action = "restart" or command.

@@ -12,6 +12,7 @@ import (
 	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/transcript"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -21,9 +22,6 @@ const format = 1
 
 // Format is the version of what the listing stores for Codex.
 func (h *Harness) Format() uint64 { return format }
-
-// promptCap bounds a stored prompt: a row shows one line of it.
-const promptCap = 2000
 
 // segment is what one rollout file says, as the listing's index keeps it:
 // its session_meta (the 22 KB first line, read once while the file keeps
@@ -463,13 +461,6 @@ func injected(text string) bool {
 	return t == "" || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "# AGENTS.md")
 }
 
-func clip(s string) string {
-	if len(s) <= promptCap {
-		return s
-	}
-	cut := promptCap
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut]
-}
+// clip is a prompt as a row shows it: one line, at most 200 characters,
+// as for Claude Code.
+func clip(s string) string { return transcript.Oneline(s) }
