@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/forgectl/internal/harness/codex"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/shellword"
@@ -102,7 +104,10 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 	}
 	if len(hits) == 0 {
 		a.why("no_match")
-		if o.filter == "" {
+		if o.filter == "" && !slices.Contains(a.harnessNames(), claude.Name) {
+			a.errorf("no Codex threads found under %s", a.codexPaths().Root)
+			a.hintf("threads appear once codex has received a prompt; CODEX_HOME moves the tree")
+		} else if o.filter == "" {
 			a.errorf("no Claude Code sessions found under %s", a.claudePaths().Projects())
 			a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
 		} else {
