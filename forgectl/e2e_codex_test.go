@@ -384,3 +384,36 @@ func TestE2ECodexSearch(t *testing.T) {
 		t.Errorf("names are searched (the TUI thread and its fork share one): %v", got)
 	}
 }
+
+// Completion offers both agents' sessions, and --harness narrows it.
+func TestE2ECodexCompletion(t *testing.T) {
+	c := newCodexE2E(t)
+	c.session(idLogin, c.repo("api-server"), "feature/login", "fix the login flow", "Login bugfix work", 3*time.Hour)
+	c.build()
+	complete := func(args ...string) string {
+		out, err := c.command(append([]string{"__complete"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("__complete %v: %v", args, err)
+		}
+		return string(out)
+	}
+	for range 2 { // the first lists (and writes the indexes), the second reads them
+		both := complete("resume", "")
+		if !strings.Contains(both, "refunds webhook\tname") || !strings.Contains(both, "Login bugfix work\tname") {
+			t.Errorf("both agents:\n%s", both)
+		}
+		one := complete("resume", "--harness", "codex", "")
+		if !strings.Contains(one, "refunds webhook\tname") || strings.Contains(one, "Login bugfix work") {
+			t.Errorf("--harness codex:\n%s", one)
+		}
+		if one := complete("resume", "--harness=claude", ""); strings.Contains(one, "refunds webhook") || !strings.Contains(one, "Login bugfix work\tname") {
+			t.Errorf("--harness=claude:\n%s", one)
+		}
+		if ids := complete("resume", "--harness", "codex", "019ad100-0000-7000-8000-00000000000"); !strings.Contains(ids, cxTUI) || strings.Contains(ids, cxExec) {
+			t.Errorf("ids of visible threads:\n%s", ids)
+		}
+	}
+	if v := complete("resume", "ls", "--harness", "co"); !strings.HasPrefix(v, "codex") {
+		t.Errorf("--harness values: %q", v)
+	}
+}

@@ -233,6 +233,15 @@ func (a *app) pickRow(now time.Time, s *harness.Session) string {
 	return render.PickRow(now, s)
 }
 
+// narrowTo adds a --harness value, as the flag does; one forgectl does not
+// know is left out.
+func (a *app) narrowTo(v string) {
+	if slices.Contains(config.KnownHarnesses, v) && !slices.Contains(a.only, v) {
+		a.only = append(a.only, v)
+		slices.Sort(a.only)
+	}
+}
+
 // harnessFlag registers --harness, repeatable: each names one agent whose
 // sessions the command covers (see harnesses).
 func (a *app) harnessFlag(fs *flag.FlagSet) {
@@ -240,10 +249,7 @@ func (a *app) harnessFlag(fs *flag.FlagSet) {
 		if !slices.Contains(config.KnownHarnesses, v) {
 			return fmt.Errorf("unknown harness %q (the harnesses are %s)", v, strings.Join(config.KnownHarnesses, ", "))
 		}
-		if !slices.Contains(a.only, v) {
-			a.only = append(a.only, v)
-			slices.Sort(a.only)
-		}
+		a.narrowTo(v)
 		return nil
 	})
 }

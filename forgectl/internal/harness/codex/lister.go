@@ -275,7 +275,12 @@ func (h *Harness) Indexed(f *harness.File, path string, stored harness.Stored) (
 	if err != nil || g.ID == "" || g.BaseThread == g.ID {
 		return harness.Session{}, false
 	}
-	return h.thread([]*segment{g}, []*harness.File{f}, []string{path}), true
+	s := h.thread([]*segment{g}, []*harness.File{f}, []string{path})
+	// Names live beside the rollouts; the small index file is read once.
+	if n := h.indexNames()[s.ID]; n != "" {
+		s.Name, s.NameSource = n, "session-index"
+	}
+	return s, true
 }
 
 // Refresh brings liveness up to date before a resume, and reports a
