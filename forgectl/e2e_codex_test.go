@@ -417,3 +417,58 @@ func TestE2ECodexCompletion(t *testing.T) {
 		t.Errorf("--harness values: %q", v)
 	}
 }
+
+// The picker shows both agents' rows, each with its mark, and Enter on a
+// Codex row resumes it with codex in its directory; ls --tree nests a
+// fork under its parent.
+func TestCodexPickerAndTree(t *testing.T) {
+	c := newCodexE2E(t)
+	c.session(idLogin, c.repo("api-server"), "feature/login", "fix the login flow", "Login bugfix work", 3*time.Hour)
+	c.build()
+	p := &fakePicker{choose: 0}
+	r := c.runWith(true, p, nil, "resume")
+	if r.code != 0 || r.exec == nil {
+		t.Fatalf("picker resume: exit %d %s", r.code, r.stderr)
+	}
+	var sawCC, sawCX bool
+	for _, row := range p.rows {
+		sawCC = sawCC || strings.HasPrefix(row, "cc ")
+		sawCX = sawCX || strings.HasPrefix(row, "cx ")
+	}
+	if !sawCC || !sawCX {
+		t.Errorf("picker rows carry no harness marks:\n%s", strings.Join(p.rows, "\n"))
+	}
+	// The newest row is a Codex thread: the legacy one (30 minutes ago).
+	if got := strings.Join(r.exec.argv, " "); !strings.HasSuffix(got, "codex resume "+cxLegacy) || r.exec.dir != c.repoDir {
+		t.Errorf("picked and resumed as %q in %s", got, r.exec.dir)
+	}
+	p = &fakePicker{choose: 0}
+	c.runWith(true, p, nil, "resume", "--harness", "codex")
+	for _, row := range p.rows {
+		if strings.HasPrefix(row, "cx ") {
+			t.Errorf("one harness, a mark: %q", row)
+		}
+	}
+
+	out, err := c.command("resume", "ls", "--tree", "--json", "--harness", "codex").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roots []struct {
+		SessionID string `json:"session_id"`
+		Children  []struct {
+			SessionID string `json:"session_id"`
+			Relation  string `json:"relation"`
+		} `json:"children"`
+	}
+	json.Unmarshal(out, &roots)
+	found := false
+	for _, r := range roots {
+		if r.SessionID == cxTUI && len(r.Children) == 1 && r.Children[0].SessionID == cxFork && r.Children[0].Relation == "fork" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("ls --tree: the fork is not under its parent:\n%s", out)
+	}
+}
