@@ -51,9 +51,12 @@ type Harness interface {
 	// Open starts one listing of the agent's sessions (see Lister).
 	Open(opt OpenOptions) Lister
 	// Indexed makes the row of file f from its stored record alone,
-	// reading nothing else: shell completion's read of the index, which
-	// must answer within a keystroke. Identity, names, cwd and the hidden
-	// flag are filled in; ok is false for a record that does not decode.
+	// reading no session file: shell completion's read of the index, which
+	// must answer within a keystroke (Codex reads its small name index
+	// once, since names live only there). Identity, names, cwd and the
+	// hidden flag are filled in; ok is false for a record that does not
+	// decode, or for a file that is not the one row of its session (a
+	// later segment of a Codex thread).
 	Indexed(f *File, path string, old Stored) (s Session, ok bool)
 	// Refresh brings what can change between a listing and a resume up to
 	// date on s: whether it is live now. It reports a session whose files
