@@ -63,6 +63,8 @@ type Harness struct {
 	// names is session_index.jsonl for search, read once.
 	namesOnce sync.Once
 	names     map[string]string
+	// zstd keeps idle *zstd.Decoder for the next compressed segment.
+	zstd sync.Pool
 }
 
 // New is Codex with its files at p.

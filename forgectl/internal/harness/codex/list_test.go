@@ -322,3 +322,26 @@ func TestAppendedSegment(t *testing.T) {
 		t.Errorf("appended thread: %+v", s)
 	}
 }
+
+// A listing stopped after its first row (a picker left early) keeps the
+// records of every segment it did not reach, grouped or not: the next
+// listing still reads nothing. And a segment that grew since is read on,
+// its thread's other segment kept.
+func TestStoppedListingKeepsTheIndex(t *testing.T) {
+	hm := newHome(t)
+	hm.build()
+	h := New(Paths{Root: hm.root})
+	idx := filepath.Join(t.TempDir(), "idx")
+	list(t, h, idx)
+	rel := filepath.Join("sessions", codextest.DayDir(t0.Add(13*time.Minute)), codextest.FileName(t0.Add(13*time.Minute), idRewind, "019ad000-ffff-7000-8000-0000000000ff"))
+	hm.appendTo(rel, codextest.User(t0.Add(15*time.Minute), 5, "after the rewind, again"))
+	st, err := sessions.List(context.Background(), sessions.Options{Harness: h, IndexPath: idx}, func(*harness.Session) error { return sessions.ErrStop })
+	if err != nil || st.Listed != 1 {
+		t.Fatalf("stopped listing: %v, %d listed", err, st.Listed)
+	}
+	ss, st := list(t, h, idx)
+	m := byID(ss)
+	if st.Scanned > 1 || m[idRewind].LastPrompt != "after the rewind, again" || m[idRewind].FirstPrompt != "rewind first prompt" {
+		t.Errorf("after a stopped listing: %d read; rewind %+v", st.Scanned, m[idRewind])
+	}
+}

@@ -81,7 +81,7 @@ func (l *lister) Group(files []harness.File, stored func(int) harness.Stored) []
 				return
 			}
 		}
-		ids[k], _ = headID(files[k].Path())
+		ids[k], _ = l.h.headID(files[k].Path())
 	})
 	at := map[string]int{}
 	var groups [][]int
@@ -103,8 +103,8 @@ func (l *lister) Group(files []harness.File, stored func(int) harness.Stored) []
 }
 
 // headID reads a segment's first line for its thread id.
-func headID(path string) (string, error) {
-	_, r, done, err := openSegment(path)
+func (h *Harness) headID(path string) (string, error) {
+	_, r, done, err := h.openSegment(path)
 	if err != nil {
 		return "", err
 	}
@@ -143,7 +143,7 @@ func (l *lister) RowGroup(sc *jsonl.Scanner, files []*harness.File, paths []stri
 		if old[k].OK {
 			prev, _ = decodeSegment(old[k].File, old[k].Payload) // one that does not decode is read again
 		}
-		g, scanned, err := readSegment(sc, paths[k], f.File, prev)
+		g, scanned, err := l.h.readSegment(sc, paths[k], f.File, prev)
 		rows[k].Scanned = scanned
 		if err != nil {
 			rows[k].Problem = err

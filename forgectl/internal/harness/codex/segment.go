@@ -113,8 +113,8 @@ func decodeSegment(file fresh.File, payload string) (*segment, error) {
 func compressed(path string) bool { return strings.HasSuffix(path, zstSuffix) }
 
 // openSegment opens a segment for reading from its start: a compressed
-// one through the zstd decoder. close releases both.
-func openSegment(path string) (fh *os.File, r io.Reader, close func(), err error) {
+// one through a zstd decoder. close releases both.
+func (h *Harness) openSegment(path string) (fh *os.File, r io.Reader, close func(), err error) {
 	fh, err = fsutil.OpenRegular(path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -122,25 +122,46 @@ func openSegment(path string) (fh *os.File, r io.Reader, close func(), err error
 	if !compressed(path) {
 		return fh, fh, func() { fh.Close() }, nil
 	}
-	// One goroutine and the low-memory mode: a segment is a few MB at most
-	// and the listing already reads one per core.
-	zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	zr, err := h.decoder(fh)
 	if err != nil {
 		fh.Close()
 		return nil, nil, nil, err
 	}
-	return fh, zr, func() { zr.Close(); fh.Close() }, nil
+	return fh, zr, func() { h.release(zr); fh.Close() }, nil
+}
+
+// decoder is a zstd decoder reading r, reused across segments: a new one
+// allocates its window (2.5 MB) each time. One goroutine and the
+// low-memory mode: a segment is a few MB at most and the listing already
+// reads one per core.
+func (h *Harness) decoder(r io.Reader) (*zstd.Decoder, error) {
+	if d, ok := h.zstd.Get().(*zstd.Decoder); ok {
+		if err := d.Reset(r); err == nil {
+			return d, nil
+		}
+		d.Close()
+	}
+	return zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+}
+
+// release hands a decoder back for the next segment.
+func (h *Harness) release(d *zstd.Decoder) {
+	if d.Reset(nil) == nil {
+		h.zstd.Put(d)
+		return
+	}
+	d.Close()
 }
 
 // readSegment brings a segment's record up to date: nothing when old still
 // holds, the appended bytes when the file grew (a plain one: a compressed
 // segment is read whole again), else the whole file. It reports whether
 // it read.
-func readSegment(sc *jsonl.Scanner, path string, now fresh.File, old *segment) (*segment, bool, error) {
+func (h *Harness) readSegment(sc *jsonl.Scanner, path string, now fresh.File, old *segment) (*segment, bool, error) {
 	if old != nil && old.stamp().Same(now) {
 		return old, false, nil
 	}
-	fh, r, done, err := openSegment(path)
+	fh, r, done, err := h.openSegment(path)
 	if err != nil {
 		return nil, true, err
 	}

@@ -9,7 +9,6 @@ import (
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/jsonl"
-	"github.com/klauspost/compress/zstd"
 )
 
 // Text reads a segment's searchable text from offset: prompts as typed,
@@ -22,11 +21,11 @@ func (h *Harness) Text(sc *jsonl.Scanner, f *os.File, offset, size, lastAt int64
 	var r io.Reader = io.NewSectionReader(f, offset, max(0, size-offset))
 	zst := compressed(f.Name())
 	if zst {
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		zr, err := h.decoder(r)
 		if err != nil {
 			return harness.TextRead{}, err
 		}
-		defer zr.Close()
+		defer h.release(zr)
 		r = zr
 	}
 	sc.Reset(r, offset)
