@@ -3,6 +3,7 @@ package codex
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -343,5 +344,38 @@ func TestStoppedListingKeepsTheIndex(t *testing.T) {
 	m := byID(ss)
 	if st.Scanned > 1 || m[idRewind].LastPrompt != "after the rewind, again" || m[idRewind].FirstPrompt != "rewind first prompt" {
 		t.Errorf("after a stopped listing: %d read; rewind %+v", st.Scanned, m[idRewind])
+	}
+}
+
+// history.jsonl is kept in the index: a warm listing does not read it
+// again (a same-size rewrite with its mtime put back goes unseen, as the
+// freshness rule says), and an appended line is read on from the old end.
+func TestHistoryKeptInTheIndex(t *testing.T) {
+	hm := newHome(t)
+	hm.build()
+	h := New(Paths{Root: hm.root})
+	idx := filepath.Join(t.TempDir(), "idx")
+	at := func() string {
+		ss, _ := list(t, h, idx)
+		return byID(ss)[idTUI].LastPromptAt.Format(time.RFC3339)
+	}
+	want := t0.Add(time.Minute).Format(time.RFC3339)
+	if got := at(); got != want {
+		t.Fatalf("cold: %s, want %s", got, want)
+	}
+	p := filepath.Join(hm.root, "history.jsonl")
+	st, _ := os.Stat(p)
+	b, _ := os.ReadFile(p)
+	forged := bytes.ReplaceAll(b, []byte(fmt.Sprint(t0.Add(time.Minute).Unix())), []byte(fmt.Sprint(t0.Add(time.Minute).Unix()+1)))
+	hm.write(p, forged, st.ModTime())
+	if got := at(); got != want {
+		t.Errorf("warm listing read history.jsonl again: %s", got)
+	}
+	hm.appendTo("history.jsonl", codextest.HistoryLine(idTUI, t0.Add(time.Hour), "later"))
+	if got, want := at(), t0.Add(time.Hour).Format(time.RFC3339); got != want {
+		t.Errorf("appended: %s, want %s", got, want)
+	}
+	if got := at(); got != t0.Add(time.Hour).Format(time.RFC3339) {
+		t.Errorf("warm after the append: %s", got)
 	}
 }

@@ -29,7 +29,7 @@ const Subagent = "subagent"
 type lister struct {
 	h       *Harness
 	names   map[string]string // session_index.jsonl: the last non-empty name per thread
-	history map[string]int64  // history.jsonl: the newest prompt per thread, Unix seconds
+	history *history          // history.jsonl: the newest prompt per thread
 	live    map[string]holder
 	threads map[string]bool // every thread id the listing has, made by Group
 }
@@ -44,20 +44,24 @@ func (l *lister) Join() []error {
 	if l.names, err = readNames(l.h.paths.Index()); err != nil {
 		problems = append(problems, err)
 	}
-	if l.history, err = readHistory(l.h.paths.History()); err != nil {
-		problems = append(problems, err)
-	}
 	if l.live, err = l.h.holders(); err != nil {
 		problems = append(problems, err)
 	}
 	return problems
 }
 
-// ReadAux: Codex keeps nothing in the index's aux section.
-func (l *lister) ReadAux(harness.Aux) (bool, error) { return false, nil }
+// ReadAux brings the prompt history up to date (see history).
+func (l *lister) ReadAux(stored harness.Aux) (bool, error) {
+	var changed bool
+	var err error
+	l.history, changed, err = readHistory(l.h.paths.History(), stored)
+	return changed, err
+}
 
-// WriteAux writes an empty aux section.
-func (l *lister) WriteAux(harness.AuxWriter, []harness.File) ([]byte, error) { return nil, nil }
+// WriteAux writes the prompt history.
+func (l *lister) WriteAux(w harness.AuxWriter, _ []harness.File) ([]byte, error) {
+	return l.history.write(w)
+}
 
 func (l *lister) Begin([]harness.File) {}
 
@@ -174,7 +178,7 @@ func (l *lister) join(s *harness.Session) {
 	if n := l.names[s.ID]; n != "" {
 		s.Name, s.NameSource = n, "session-index"
 	}
-	if at, ok := l.history[s.ID]; ok {
+	if at, ok := l.history.get(s.ID); ok {
 		s.LastPromptAt = time.Unix(at, 0).UTC()
 	}
 	if hd, ok := l.live[s.ID]; ok {
@@ -311,21 +315,6 @@ func readNames(path string) (map[string]string, error) {
 		}
 	})
 	return names, err
-}
-
-// readHistory reads history.jsonl: the newest prompt's time per thread.
-func readHistory(path string) (map[string]int64, error) {
-	at := map[string]int64{}
-	err := eachLine(path, func(line []byte) {
-		var e struct {
-			ID string `json:"session_id"`
-			Ts int64  `json:"ts"`
-		}
-		if json.Unmarshal(line, &e) == nil && e.ID != "" && e.Ts > at[e.ID] {
-			at[e.ID] = e.Ts
-		}
-	})
-	return at, err
 }
 
 // eachLine hands fn every complete line of a JSON-lines file; a file that
