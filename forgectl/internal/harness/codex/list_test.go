@@ -379,3 +379,30 @@ func TestHistoryKeptInTheIndex(t *testing.T) {
 		t.Errorf("warm after the append: %s", got)
 	}
 }
+
+// So is session_index.jsonl: an appended /rename is read on, an appended
+// empty name changes nothing, and a warm listing reads neither again.
+func TestNamesKeptInTheIndex(t *testing.T) {
+	hm := newHome(t)
+	hm.build()
+	h := New(Paths{Root: hm.root})
+	idx := filepath.Join(t.TempDir(), "idx")
+	name := func() string {
+		ss, _ := list(t, h, idx)
+		return byID(ss)[idTUI].Name
+	}
+	if got := name(); got != "login fix" {
+		t.Fatalf("cold: %q", got)
+	}
+	hm.appendTo("session_index.jsonl", codextest.IndexLine(idTUI, "renamed later", t0.Add(time.Hour)), codextest.IndexLine(idTUI, " ", t0.Add(2*time.Hour)))
+	if got := name(); got != "renamed later" {
+		t.Errorf("appended: %q", got)
+	}
+	p := filepath.Join(hm.root, "session_index.jsonl")
+	st, _ := os.Stat(p)
+	b, _ := os.ReadFile(p)
+	hm.write(p, bytes.ReplaceAll(b, []byte("renamed later"), []byte("RENAMED LATER")), st.ModTime())
+	if got := name(); got != "renamed later" {
+		t.Errorf("warm listing read session_index.jsonl again: %q", got)
+	}
+}

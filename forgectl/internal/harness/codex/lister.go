@@ -2,15 +2,12 @@ package codex
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
@@ -28,8 +25,7 @@ const Subagent = "subagent"
 // harness.Grouper).
 type lister struct {
 	h       *Harness
-	names   map[string]string // session_index.jsonl: the last non-empty name per thread
-	history *history          // history.jsonl: the newest prompt per thread
+	joined  *joined // session_index.jsonl's names and history.jsonl's times
 	live    map[string]holder
 	threads map[string]bool // every thread id the listing has, made by Group
 }
@@ -37,30 +33,28 @@ type lister struct {
 // Open starts a listing.
 func (h *Harness) Open(harness.OpenOptions) harness.Lister { return &lister{h: h} }
 
-// Join reads the thread names, the prompt history and the write locks.
+// Join reads the write locks.
 func (l *lister) Join() []error {
 	var problems []error
 	var err error
-	if l.names, err = readNames(l.h.paths.Index()); err != nil {
-		problems = append(problems, err)
-	}
 	if l.live, err = l.h.holders(); err != nil {
 		problems = append(problems, err)
 	}
 	return problems
 }
 
-// ReadAux brings the prompt history up to date (see history).
+// ReadAux brings the thread names and the prompt history up to date (see
+// history.go).
 func (l *lister) ReadAux(stored harness.Aux) (bool, error) {
 	var changed bool
-	var err error
-	l.history, changed, err = readHistory(l.h.paths.History(), stored)
-	return changed, err
+	var problems []error
+	l.joined, changed, problems = readJoined(l.h.paths, stored)
+	return changed, errors.Join(problems...)
 }
 
-// WriteAux writes the prompt history.
+// WriteAux writes them.
 func (l *lister) WriteAux(w harness.AuxWriter, _ []harness.File) ([]byte, error) {
-	return l.history.write(w)
+	return l.joined.write(w)
 }
 
 func (l *lister) Begin([]harness.File) {}
@@ -175,11 +169,13 @@ func (l *lister) RowGroup(sc *jsonl.Scanner, files []*harness.File, paths []stri
 
 // join fills in what the thread's files do not say.
 func (l *lister) join(s *harness.Session) {
-	if n := l.names[s.ID]; n != "" {
+	if n, ok := l.joined.names.get(s.ID); ok {
 		s.Name, s.NameSource = n, "session-index"
 	}
-	if at, ok := l.history.get(s.ID); ok {
-		s.LastPromptAt = time.Unix(at, 0).UTC()
+	if p, ok := l.joined.history.get(s.ID); ok {
+		if at, ok := decodeTs(p); ok {
+			s.LastPromptAt = time.Unix(at, 0).UTC()
+		}
 	}
 	if hd, ok := l.live[s.ID]; ok {
 		s.Live, s.Pid, s.LiveHolder = true, hd.pid, hd.kind(s)
@@ -301,42 +297,18 @@ func (h *Harness) Refresh(s *harness.Session) (gone bool) {
 	return false
 }
 
-// readNames reads session_index.jsonl: the last non-empty thread_name of
-// each id wins (a fork's first entry is its parent's name).
+// readNames reads session_index.jsonl whole, for search and completion,
+// which do not go through the listing's aux section.
 func readNames(path string) (map[string]string, error) {
 	names := map[string]string{}
-	err := eachLine(path, func(line []byte) {
-		var e struct {
-			ID   string `json:"id"`
-			Name string `json:"thread_name"`
-		}
-		if json.Unmarshal(line, &e) == nil && e.ID != "" && strings.TrimSpace(e.Name) != "" {
-			names[e.ID] = e.Name
-		}
-	})
-	return names, err
-}
-
-// eachLine hands fn every complete line of a JSON-lines file; a file that
-// does not exist has none.
-func eachLine(path string, fn func([]byte)) error {
-	f, err := fsutil.OpenRegular(path)
+	fh, err := fsutil.OpenRegular(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil
+			return names, nil
 		}
-		return err
+		return names, err
 	}
-	defer f.Close()
-	sc := jsonl.NewScanner(f, 0)
-	for {
-		line, ok := sc.Next()
-		if !ok {
-			break
-		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			fn(line)
-		}
-	}
-	return sc.Err()
+	defer fh.Close()
+	_, err = (&folded{rule: namesRule, path: path}).read(fh, 0, names)
+	return names, err
 }

@@ -18,7 +18,7 @@ import (
 
 // format is the version of segment's encoding and of the reading that
 // fills it, folded into the index's header (harness.Harness.Format).
-const format = 2
+const format = 3
 
 // Format is the version of what the listing stores for Codex.
 func (h *Harness) Format() uint64 { return format }
