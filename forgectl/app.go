@@ -55,6 +55,7 @@ type app struct {
 	walked   map[string]harness.Harness
 	only     []string
 	defaults []string // the harnesses without --harness, once known
+	marked   *bool    // rows carry harness marks (see marks), once known
 }
 
 // said is forgectl's stderr: each message written through shared/msg is

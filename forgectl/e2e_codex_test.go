@@ -472,3 +472,14 @@ func TestCodexPickerAndTree(t *testing.T) {
 		t.Errorf("ls --tree: the fork is not under its parent:\n%s", out)
 	}
 }
+
+// A Codex home with no thread in it puts no mark on Claude Code's rows.
+func TestCodexEmptyHomeNoMarks(t *testing.T) {
+	c := newCodexE2E(t)
+	c.session(idLogin, c.repo("api-server"), "feature/login", "fix the login flow", "Login bugfix work", 3*time.Hour)
+	os.MkdirAll(filepath.Join(c.root, "sessions"), 0o755)
+	out, err := c.command("resume", "ls").Output()
+	if err != nil || strings.Contains(string(out), " cc ") || !strings.Contains(string(out), "Login bugfix work") {
+		t.Errorf("ls with an empty ~/.codex: %v\n%s", err, out)
+	}
+}

@@ -210,8 +210,25 @@ func (a *app) indexPath(name string) string {
 
 func (a *app) codexPaths() codex.Paths { return codex.PathsFrom(a.getenv, a.home) }
 
-// marks says rows carry a harness mark: the list holds more than one.
-func (a *app) marks() bool { return len(a.harnessNames()) > 1 }
+// marks says rows carry a harness mark: the list holds more than one
+// harness, counting those whose walk found a file (an empty ~/.codex
+// costs a Claude Code user nothing). The walk is the listing's own, done
+// once per invocation (harness.WalkOnce).
+func (a *app) marks() bool {
+	if a.marked == nil {
+		n := 0
+		if hs := a.harnesses(); len(hs) > 1 {
+			for _, h := range hs {
+				if files, _, err := h.Walk(context.Background()); err == nil && len(files) > 0 {
+					n++
+				}
+			}
+		}
+		m := n > 1
+		a.marked = &m
+	}
+	return *a.marked
+}
 
 // matching lists the sessions filter selects.
 func (a *app) matching(ctx context.Context, o resumeOpts) ([]*harness.Session, error) {
