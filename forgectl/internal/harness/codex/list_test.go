@@ -406,3 +406,21 @@ func TestNamesKeptInTheIndex(t *testing.T) {
 		t.Errorf("warm listing read session_index.jsonl again: %q", got)
 	}
 }
+
+// The first prompt is the first-created segment's, whichever segment was
+// written last: an old segment touched after the rewind is still the
+// thread's start.
+func TestFirstPromptByCreation(t *testing.T) {
+	hm := newHome(t)
+	hm.build()
+	old := filepath.Join(hm.root, "sessions", codextest.DayDir(t0.Add(10*time.Minute)), codextest.FileName(t0.Add(10*time.Minute), idRewind, ""))
+	later := t0.Add(500 * time.Minute)
+	if err := os.Chtimes(old, later, later); err != nil {
+		t.Fatal(err)
+	}
+	ss, _ := list(t, New(Paths{Root: hm.root}), "")
+	s := byID(ss)[idRewind]
+	if s.FirstPrompt != "rewind first prompt" || filepath.Base(s.Transcript) != filepath.Base(old) {
+		t.Errorf("rewind with its old segment newest: first %q, transcript %s", s.FirstPrompt, s.Transcript)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
@@ -191,12 +193,18 @@ func (l *lister) join(s *harness.Session) {
 // is.
 func (h *Harness) thread(segs []*segment, files []*harness.File, paths []string) harness.Session {
 	newest := segs[0]
-	origin := segs[0]
-	for _, g := range segs[1:] {
-		if g.Created < origin.Created || (g.Created == origin.Created && g.BaseThread != g.ID && origin.BaseThread == origin.ID) {
-			origin = g
+	// By creation (session_meta.timestamp, one format, so the strings
+	// order as the times do); of two made at once, the one that does not
+	// continue the thread (a rewind's history_base names the thread
+	// itself) came first.
+	byCreation := slices.Clone(segs)
+	slices.SortStableFunc(byCreation, func(a, b *segment) int {
+		if c := strings.Compare(a.Created, b.Created); c != 0 {
+			return c
 		}
-	}
+		return cmpBool(a.BaseThread == a.ID, b.BaseThread == b.ID)
+	})
+	origin := byCreation[0]
 	s := harness.Session{
 		ID:           newest.ID,
 		Cwd:          firstOf(newest.Cwd, origin.Cwd),
@@ -209,9 +217,12 @@ func (h *Harness) thread(segs []*segment, files []*harness.File, paths []string)
 	if len(paths) > 1 {
 		s.Segments = paths
 	}
-	// Oldest first for the first prompt, newest first for the last.
-	for i := len(segs) - 1; i >= 0 && s.FirstPrompt == ""; i-- {
-		s.FirstPrompt = segs[i].First
+	// The first prompt from the first segment that has one, the last from
+	// the newest.
+	for _, g := range byCreation {
+		if s.FirstPrompt = g.First; s.FirstPrompt != "" {
+			break
+		}
 	}
 	for _, g := range segs {
 		if s.LastPrompt = g.Last; s.LastPrompt != "" {
@@ -219,8 +230,10 @@ func (h *Harness) thread(segs []*segment, files []*harness.File, paths []string)
 		}
 	}
 	if s.FirstPrompt == "" {
-		for i := len(segs) - 1; i >= 0 && s.FirstPrompt == ""; i-- {
-			s.FirstPrompt = segs[i].FallbackFirst
+		for _, g := range byCreation {
+			if s.FirstPrompt = g.FallbackFirst; s.FirstPrompt != "" {
+				break
+			}
 		}
 		for _, g := range segs {
 			if s.LastPrompt = g.FallbackLast; s.LastPrompt != "" {
@@ -258,6 +271,17 @@ func (h *Harness) thread(segs []*segment, files []*harness.File, paths []string)
 
 func (h *Harness) archived(path string) bool {
 	return filepath.Dir(path) == filepath.Clean(h.paths.Archived())
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func firstOf(a, b string) string {
