@@ -36,7 +36,9 @@ type Harness interface {
 	// that could not run at all.
 	Walk(ctx context.Context) (files []File, problems []error, err error)
 	// Stat is Walk for the given paths: one that is gone, or is not one of
-	// the agent's session files, is left out.
+	// the agent's session files, is left out. A harness whose sessions own
+	// several files adds the other files of those sessions (a row needs
+	// them all).
 	Stat(paths []string) []File
 	// Text reads the searchable text of the session file f from offset
 	// up to size, with sc as scratch: prompts, replies, the string inputs
