@@ -51,8 +51,12 @@ type app struct {
 	// prog is the finish path: the manual on --help, the usage hint, the
 	// exit code.
 	prog *cli.Program
-	// walked is the harness, made once per invocation (see harness).
-	walked harness.Harness
+	// walked are the harnesses by name, each made once per invocation (see
+	// harnessNamed); only is what --harness narrowed them to (nil: none).
+	walked   map[string]harness.Harness
+	only     []string
+	defaults []string // the harnesses without --harness, once known
+	marked   *bool    // rows carry harness marks (see marks), once known
 	// searchSeam, when set, adjusts each search's options: a test holds a
 	// first build inside Options.Early to see the hits printed meanwhile.
 	searchSeam func(*search.Options)

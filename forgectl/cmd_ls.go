@@ -26,6 +26,7 @@ func lsCommand() *command {
 func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	asJSON := fs.Bool("json", false, "print a JSON array (see the field table in --help)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
+	a.harnessFlag(fs)
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
 	tree := fs.Bool("tree", false, "print children below their parent (branches, forks, /clear continuations)")
 	rootsOnly := fs.Bool("roots", false, "only sessions that are nobody's child: one row per line of work")
@@ -145,15 +146,17 @@ func (a *app) sessionWriter(asJSON bool, o output) (add func(*harness.Session), 
 		return func(s *harness.Session) { j.Add(s, nil) }, j.Close
 	}
 	t := a.table(o, true, render.Listing)
+	t.Marks = a.marks()
 	return func(s *harness.Session) { t.Add(s) }, t.Close
 }
 
 const lsHelp = `
-forgectl resume ls — list Claude Code sessions without acting
+forgectl resume ls — list Claude Code sessions and Codex threads without acting
 
 USAGE
   forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots]
-                    [--since WHEN] [--until WHEN] [FILTER]
+                    [--since WHEN] [--until WHEN]
+                    [--harness claude|codex]... [FILTER]
 
 Newest first, printed as the listing finds them (with a FILTER, once the
 listing is done: which rule matched is known only then). FILTER narrows the
@@ -181,7 +184,12 @@ FLAGS
               row per line of work); composes with FILTER and --all. A
               session whose parent's transcript is gone counts as a root.
   --verbose   report files that could not be read
-` + datesHelp + colorHelp + `  --tree and --roots together are refused (exit 2).
+` + datesHelp + colorHelp + `  --harness H only H's sessions: claude or codex (repeatable). Without it,
+              [resume] harnesses in the config, else every agent whose home
+              exists: Claude Code, and Codex when $CODEX_HOME (else ~/.codex)
+              is a folder. Rows from more than one carry a mark before the
+              title: cc (Claude Code), cx (Codex).
+  --tree and --roots together are refused (exit 2).
 
 TABLE COLUMNS
   SESSION   full session id         TASKS   completed/total ("-": none)
@@ -212,14 +220,15 @@ LINEAGE (parent_session_id, relation), from Claude Code's files alone
 
 JSON (--json): an array ([] when empty) of objects with these fields
   session_id       string   Claude Code's session id (what --resume takes)
-  harness          string   the agent the session belongs to: claude
+  harness          string   the agent the session belongs to: claude | codex
   name             string   the session's name, "" when never named
   name_source      string   agent-name | custom-title | custom-title-file
                             (the <id>/custom-title.json /rename writes, when
                             the transcript has no title row) | ai-title |
                             summary | registry (a live /rename) | snapshot
                             (kept by resume snapshot after the session
-                            exited) | ""
+                            exited) | session-index (Codex's
+                            session_index.jsonl) | thread-name-event | ""
   repo             string   the git top level's name (the main checkout's for a
                             worktree), else the cwd's base name
   branch           string   the newest gitBranch recorded ("HEAD" off-branch)
@@ -239,19 +248,21 @@ JSON (--json): an array ([] when empty) of objects with these fields
   tmux             string   the live process's tmux pane, "" when unknown
   tasks            object   {pending, in_progress, completed, total}
   tasks_source     string   live (tasks/<id>/ on disk) | snapshot | none
-  entrypoint       string   cli, sdk-cli (print mode), …
+  entrypoint       string   cli, sdk-cli (print mode), …; Codex's originator:
+                            codex-tui, codex_exec
   version          string   the newest claude version that wrote the transcript
   hidden           bool     hidden from the default listing
   hidden_reason    string   archived-in-claude (Claude Code's own mark:
                             <id>/archived.json says archived, and no prompt
                             came after it) | sidechain | print-mode | team |
-                            continued | empty | ""
+                            continued | empty | subagent | archived (Codex)
+                            | ""
   size_bytes       number   transcript size
   messages         number   conversation rows in the transcript
   transcript_path  string   the transcript file
   parent_session_id string  the session this one was branched or forked from,
                             or continued after /clear; "" for none
-  relation         string   branch | fork | clear | "" (see LINEAGE)
+  relation         string   branch | fork | clear | subagent | "" (LINEAGE)
   parent_exists    bool     the parent's transcript is still on disk (false
                             for a deleted one, whose id is still named)
   context_tokens   number   the context a resume sends again: the newest
@@ -265,6 +276,21 @@ JSON (--json): an array ([] when empty) of objects with these fields
                             always after a compaction); true with no reply
   tokens_used      number   the tokens (input, cache read and write, output)
                             of every response in the session
+  live_holder      string   Codex only, when live: who holds the thread's
+                            write lock: daemon (Codex's background server) |
+                            tui | exec; absent otherwise
+
+CODEX (harness codex; see docs/codex.md)
+  A thread is one row however many rollout files it has (a rewind writes a
+  second): files group by their session_meta id, never by name. The newest
+  file is transcript_path and gives cwd, branch and version; the first gives
+  first_prompt. size_bytes and messages add up every file. Names come from
+  session_index.jsonl (the last non-empty wins), last_prompt_at from
+  history.jsonl. Hidden: codex exec threads (print-mode), subagents
+  (subagent, parent_session_id names the parent) and archived_sessions/
+  (archived). A fork is relation fork with its own first prompt. live is a
+  WRITE flock held on thread-writer-locks/<id>.lock, read from /proc/locks
+  (on macOS, which has none, a thread never shows live).
 
 ` + exitcode.Table + `
 `

@@ -31,17 +31,6 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 			return exit(exitcode.Usage)
 		}
 		filter, name := args[0], args[1]
-		r, ok := harness.AsRenamer(a.harness())
-		if !ok {
-			a.errorf("this harness cannot rename sessions")
-			return exit(exitcode.Failed)
-		}
-		name, err := r.CheckName(name)
-		if err != nil {
-			a.errorf("%v", err)
-			a.hintf("give a name on one line, without control characters, of at most 200 characters")
-			return exit(exitcode.Usage)
-		}
 		hits, err := a.matching(ctx, resumeOpts{filter: filter, all: *all})
 		if err != nil {
 			return err
@@ -53,6 +42,7 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 			return exit(exitcode.Failed)
 		case len(hits) > 1:
 			t := render.NewTable(a.stdout, a.now(), false, render.Listing)
+			t.Marks = a.marks()
 			for _, s := range hits {
 				t.Add(s)
 			}
@@ -64,9 +54,20 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 			return exit(exitcode.Failed)
 		}
 		s := hits[0]
+		r, ok := harness.AsRenamer(a.harnessOf(s))
+		if !ok {
+			a.errorf("%s sessions cannot be renamed from outside yet", s.Harness)
+			a.hintf("rename it inside the session (/rename)")
+			return exit(exitcode.Refused)
+		}
+		if name, err = r.CheckName(name); err != nil {
+			a.errorf("%v", err)
+			a.hintf("give a name on one line, without control characters, of at most 200 characters")
+			return exit(exitcode.Usage)
+		}
 		// The listing may be a moment old: ask the registry again, just
 		// before writing.
-		if gone := a.harness().Refresh(s); gone {
+		if gone := a.harnessOf(s).Refresh(s); gone {
 			a.errorf("the transcript of session %s is gone", s.ID)
 			a.hintf("it was deleted or moved since the listing; 'forgectl resume ls' shows what is left")
 			return exit(exitcode.Failed)

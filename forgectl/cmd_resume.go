@@ -5,9 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/harness/claude"
+	"forgectl.dev/forgectl/internal/harness/codex"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/forgectl/internal/when"
@@ -29,6 +32,7 @@ func resumeCommand() *command {
 			dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
 			fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
 			all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
+			a.harnessFlag(fs)
 			verbose := fs.Bool("verbose", false, "report files that could not be read")
 			asJSON := fs.Bool("json", false, "with --dry-run: print one verdict object (see VERDICT)")
 			stopped := fs.Int("assume-stopped", 0, "with --dry-run: resolve as though live `pid` had exited")
@@ -121,7 +125,10 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 	}
 	if len(hits) == 0 {
 		a.why("no_match")
-		if o.filter == "" {
+		if o.filter == "" && !slices.Contains(a.harnessNames(), claude.Name) {
+			a.errorf("no Codex threads found under %s", a.codexPaths().Root)
+			a.hintf("threads appear once codex has received a prompt; CODEX_HOME moves the tree")
+		} else if o.filter == "" {
 			a.errorf("no Claude Code sessions found under %s", a.claudePaths().Projects())
 			a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
 		} else {
@@ -137,6 +144,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		// verdict, which is one object).
 		if a.verdict == nil {
 			t := a.table(o.out, false, render.Listing)
+			t.Marks = a.marks()
 			for _, s := range hits {
 				t.Add(s)
 			}
@@ -202,6 +210,9 @@ func (a *app) refuseProxy(err error) {
 // plan resolves a resume without side effects, refusing what the real run
 // would refuse, with the same exit code.
 func (a *app) plan(cfg *config.Config, proxyEnv []string, s *harness.Session, fork bool) (plan, error) {
+	if s.Harness == codex.Name {
+		return a.codexPlan(cfg, s, fork)
+	}
 	if s.Live && !fork && (a.assumeStopped == 0 || s.Pid != a.assumeStopped) {
 		a.why("live")
 		where := fmt.Sprintf("pid %d", s.Pid)
@@ -212,30 +223,89 @@ func (a *app) plan(cfg *config.Config, proxyEnv []string, s *harness.Session, fo
 		a.hintf("two claude processes on one transcript corrupt it: switch to the running one, or pass --fork to branch a new session off it")
 		return plan{}, exit(exitcode.Refused)
 	}
-	if s.Cwd == "" {
-		a.why("no_cwd")
-		a.errorf("the transcript of session %s records no working directory", s.ID)
-		a.hintf("run 'claude --resume %s' from the directory it belongs to", s.ID)
-		return plan{}, exit(exitcode.Failed)
-	}
-	if !s.CwdExists {
-		a.why("cwd_gone")
-		a.errorf("the session's directory %s no longer exists", s.Cwd)
-		a.hintf("recreate it (for a deleted worktree: 'git worktree add %s <branch>') and run this again", s.Cwd)
-		return plan{}, exit(exitcode.Failed)
+	if err := a.checkCwd(s); err != nil {
+		return plan{}, err
 	}
 	prof, bin, err := a.profileFor(cfg, s.Cwd)
 	if err != nil {
 		return plan{}, err
 	}
 	argv := append([]string{bin}, prof.Args(a.stdoutTTY)...)
-	argv = append(argv, a.harness().ResumeArgs(s, fork)...)
+	argv = append(argv, a.harnessOf(s).ResumeArgs(s, fork)...)
 	p := plan{session: s, binary: bin, argv: argv, env: prof.Environ(proxyEnv)}
 	if s.Snapshot != nil {
 		p.tasks = s.Snapshot.TaskBodies()
 		p.highWater = s.Snapshot.HighWater
 	}
 	return p, nil
+}
+
+// checkCwd refuses a session whose directory is unknown or gone: the
+// agent would start somewhere else, or ask.
+func (a *app) checkCwd(s *harness.Session) error {
+	if s.Cwd == "" {
+		a.why("no_cwd")
+		a.errorf("the transcript of session %s records no working directory", s.ID)
+		a.hintf("run '%s %s' from the directory it belongs to", resumeWord(s), s.ID)
+		return exit(exitcode.Failed)
+	}
+	if !s.CwdExists {
+		a.why("cwd_gone")
+		a.errorf("the session's directory %s no longer exists", s.Cwd)
+		a.hintf("recreate it (for a deleted worktree: 'git worktree add %s <branch>') and run this again", s.Cwd)
+		return exit(exitcode.Failed)
+	}
+	return nil
+}
+
+// resumeWord is how the session's own agent resumes it by hand.
+func resumeWord(s *harness.Session) string {
+	if s.Harness == codex.Name {
+		return "codex resume"
+	}
+	return "claude --resume"
+}
+
+// codexPlan resolves the resume of a Codex thread: `codex resume ID` (or
+// `codex fork ID`) in the thread's recorded directory, so Codex never
+// asks which directory to use. The [launch] profile is Claude Code's
+// flags and environment, so none of it applies (a bad [proxy]
+// launch_profile was refused before, as for every resume).
+//
+// Never two writers on one thread: a thread whose write lock a TUI
+// without the daemon, or a running codex exec, holds is refused; one
+// Codex's background daemon holds is attached to (the daemon stays the
+// only writer, facts/codex.md §5). A fork writes a new thread, and is
+// always allowed.
+func (a *app) codexPlan(cfg *config.Config, s *harness.Session, fork bool) (plan, error) {
+	if s.Live && !fork && s.LiveHolder != "daemon" && (a.assumeStopped == 0 || s.Pid != a.assumeStopped) {
+		a.why("live")
+		a.errorf("codex thread %s is open in another codex (pid %d, %s)", s.ID, s.Pid, holderWords(s.LiveHolder))
+		a.hintf("two writers on one thread corrupt it: switch to that codex, or pass --fork to start a new thread off it")
+		return plan{}, exit(exitcode.Refused)
+	}
+	if err := a.checkCwd(s); err != nil {
+		return plan{}, err
+	}
+	bin, err := config.CodexBinary(a.getenv, cfg, a.lookPath)
+	if err != nil {
+		a.why("codex_not_found")
+		a.errorf("%v", err)
+		var be *config.BinaryError
+		if errors.As(err, &be) && be.Hint != "" {
+			a.hintf("%s", be.Hint)
+		}
+		return plan{}, exit(exitcode.Failed)
+	}
+	argv := append([]string{bin}, a.harnessOf(s).ResumeArgs(s, fork)...)
+	return plan{session: s, binary: bin, argv: argv}, nil
+}
+
+func holderWords(holder string) string {
+	if holder == "exec" {
+		return "a running codex exec"
+	}
+	return "a TUI without the background daemon"
 }
 
 func (a *app) printPlan(p plan, o resumeOpts) {
@@ -316,7 +386,8 @@ func (a *app) restoreTasks(ctx context.Context, p plan, fork bool) {
 }
 
 const resumeHelp = `
-forgectl resume — get back into a Claude Code session after a terminal restart
+forgectl resume — get back into a Claude Code session or a Codex thread after a
+terminal restart
 
 USAGE
   forgectl resume [--fork] [--dry-run] [--all] [--since WHEN] [--until WHEN]
@@ -381,6 +452,8 @@ FLAGS
               The only way into a running session. Snapshotted tasks are
               reported, not restored: a fork starts with an empty list.
   --all       include hidden sessions (print-mode, sidechains, continued)
+  --harness H only H's sessions: claude or codex (repeatable; see 'resume ls
+              --help'). [resume] harnesses in the config sets the default.
   --verbose   report transcripts and registry files that could not be read
 ` + datesHelp + colorHelp + `  --json      with --dry-run: print one verdict object instead (VERDICT)
   --assume-stopped PID
@@ -398,6 +471,18 @@ FLAGS
   that word starts with "-": then the value is missing (exit 2), so a
   forgotten value never becomes a query. Write --search=-x, or --search --
   -x (after "--" no word is a flag, and the flag before it takes the first).
+
+CODEX THREADS
+  A Codex thread resumes as 'codex resume ID' (--fork: 'codex fork ID') in
+  the thread's recorded directory, so Codex never asks which one to use. The
+  codex run is FORGECTL_CODEX_BIN, else [resume] codex_binary_path, else
+  codex on PATH. The [launch] profile is Claude Code's: none of its flags
+  or environment is given to codex. Never two writers on one thread: a
+  thread whose write lock a codex TUI without the background daemon, or a
+  running codex exec, holds is refused (exit 2, naming the pid); one the
+  daemon holds is attached to, as 'codex resume' does. restart, outdated,
+  task restore and [[resume.on_update]] are Claude Code's alone: harness =
+  "codex" there is refused with "not supported yet".
 
 REFUSALS (exit 2)
   A running session (two claude processes on one transcript corrupt it): the

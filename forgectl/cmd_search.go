@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
@@ -41,6 +42,7 @@ func searchCommand() *command {
 func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	asJSON := fs.Bool("json", false, "print a JSON array: the ls fields plus hits (see --help)")
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
+	a.harnessFlag(fs)
 	limit := fs.Int("limit", 0, "print at most N sessions (0: all)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read and what the index did")
 	dates := dateFlags(a, fs, "resume search ")
@@ -115,44 +117,96 @@ type found struct {
 
 // rawSearch runs the search alone, leaving on Ctrl-C at once: the search
 // itself stops between transcripts, but may be waiting for another
-// search's lock.
-func (a *app) rawSearch(ctx context.Context, q search.Query, early func(string, []search.Hit)) (search.Result, error) {
+// search's lock. Each harness has its own index, searched in turn; their
+// hits are by path, which no two harnesses share, and owners names the
+// harness of each. early hears of hits as a first build finds them
+// (search.Options.Early), with the harness they are of.
+func (a *app) rawSearch(ctx context.Context, q search.Query, early func(owner, path string, hits []search.Hit)) (search.Result, map[string]string, error) {
 	type searched struct {
-		res search.Result
-		err error
+		res    search.Result
+		owners map[string]string
+		err    error
 	}
 	ch := make(chan searched, 1)
-	opt := a.searchOptions()
-	opt.OnExit = func(fn func()) func() { return interrupt.OnExit(ctx, fn) }
-	opt.Early = early
-	if a.searchSeam != nil {
-		a.searchSeam(&opt)
-	}
 	go func() {
-		res, err := search.Search(ctx, opt, q)
-		ch <- searched{res, err}
+		var all search.Result
+		owners := map[string]string{}
+		for _, h := range a.harnesses() {
+			opt := a.searchOptionsFor(h)
+			opt.OnExit = func(fn func()) func() { return interrupt.OnExit(ctx, fn) }
+			if early != nil {
+				name := h.Name()
+				opt.Early = func(p string, hs []search.Hit) { early(name, p, hs) }
+			}
+			if a.searchSeam != nil {
+				a.searchSeam(&opt)
+			}
+			res, err := search.Search(ctx, opt, q)
+			if err != nil {
+				ch <- searched{all, owners, err}
+				return
+			}
+			for p := range res.Hits {
+				owners[p] = h.Name()
+			}
+			if all.Hits == nil {
+				all = res
+				continue
+			}
+			for p, hs := range res.Hits {
+				all.Hits[p] = hs
+			}
+			all.Problems = append(all.Problems, res.Problems...)
+			all.Notes = append(all.Notes, res.Notes...)
+			all.Stats.Read += res.Stats.Read
+			all.Stats.Reused += res.Stats.Reused
+			all.Stats.Removed += res.Stats.Removed
+			if all.Stats.Rebuilt == "" {
+				all.Stats.Rebuilt = res.Stats.Rebuilt
+			}
+		}
+		ch <- searched{all, owners, nil}
 	}()
 	select {
 	case s := <-ch:
-		return s.res, s.err
+		return s.res, s.owners, s.err
 	case <-ctx.Done():
 		// Ctrl-C during a long first build: leave now. The index is only
 		// ever replaced whole (a temp file renamed), so nothing half
 		// written is trusted; the segment being written is removed as
 		// the process ends (Options.OnExit).
-		return search.Result{}, exit(exitcode.Interrupted)
+		return search.Result{}, nil, exit(exitcode.Interrupted)
 	}
 }
 
 func (a *app) searchOptions() search.Options {
-	return search.Options{Harness: a.harness(), Dir: filepath.Join(a.forgectlPaths().Cache(), "search")}
+	return a.searchOptionsFor(a.harnessNamed(claude.Name))
+}
+
+// searchOptionsFor is the search index of one harness: Claude Code's
+// keeps the folder it always had.
+func (a *app) searchOptionsFor(h harness.Harness) search.Options {
+	dir := filepath.Join(a.forgectlPaths().Cache(), "search")
+	if h.Name() != claude.Name {
+		dir += "-" + h.Name()
+	}
+	return search.Options{Harness: h, Dir: dir}
+}
+
+// byOwner is paths by the harness owners names for each.
+func byOwner(paths []string, owners map[string]string) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range paths {
+		out[owners[p]] = append(out[owners[p]], p)
+	}
+	return out
 }
 
 // searchSessions runs the search, then lists just the sessions it found
 // (sessions.Options.Paths): the rows of a few hits cost far less than a
 // listing of every session.
 func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose bool, active when.Window) (found, error) {
-	res, err := a.runSearch(ctx, q, nil)
+	res, owners, err := a.runSearch(ctx, q, nil)
 	if err != nil {
 		return found{}, err
 	}
@@ -160,7 +214,7 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 	for p := range res.Hits {
 		paths = append(paths, p)
 	}
-	f, err := a.listHits(ctx, res.Hits, paths, all, verbose, active)
+	f, err := a.listHits(ctx, res.Hits, byOwner(paths, owners), all, verbose, active)
 	if err == nil {
 		a.searchNotes(res, verbose)
 	}
@@ -186,10 +240,10 @@ func (a *app) searchNotes(res search.Result, verbose bool) {
 
 // runSearch is rawSearch with its notes and failure reported;
 // early hears of hits as a first build finds them (search.Options.Early).
-func (a *app) runSearch(ctx context.Context, q search.Query, early func(string, []search.Hit)) (search.Result, error) {
-	res, err := a.rawSearch(ctx, q, early)
+func (a *app) runSearch(ctx context.Context, q search.Query, early func(owner, path string, hits []search.Hit)) (search.Result, map[string]string, error) {
+	res, owners, err := a.rawSearch(ctx, q, early)
 	if _, ok := cli.Code(err); ok {
-		return res, err
+		return res, owners, err
 	}
 	for _, n := range res.Notes {
 		a.notef("%s", n)
@@ -203,14 +257,15 @@ func (a *app) runSearch(ctx context.Context, q search.Query, early func(string, 
 		} else {
 			a.hintf("the index under %s is a cache and safe to delete", a.searchOptions().Dir)
 		}
-		return res, exit(exitcode.Failed)
+		return res, owners, exit(exitcode.Failed)
 	}
-	return res, nil
+	return res, owners, nil
 }
 
-// listHits lists the sessions of paths, which hold hits, newest first,
-// the hidden ones (without all) and those outside active set apart.
-func (a *app) listHits(ctx context.Context, hits map[string][]search.Hit, paths []string, all, verbose bool, active when.Window) (found, error) {
+// listHits lists the sessions of paths (by harness), which hold hits,
+// newest first, the hidden ones (without all) and those outside active
+// set apart.
+func (a *app) listHits(ctx context.Context, hits map[string][]search.Hit, paths map[string][]string, all, verbose bool, active when.Window) (found, error) {
 	var listed []harness.Session
 	_, lerr := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, paths: paths, active: active}, func(s *harness.Session) error {
 		listed = append(listed, *s)
@@ -221,9 +276,19 @@ func (a *app) listHits(ctx context.Context, hits map[string][]search.Hit, paths 
 	}
 	f := found{list: listed, hits: hits}
 	if !active.Open() {
-		f.outside = len(paths) - len(listed)
+		n := 0
+		for _, ps := range paths {
+			n += len(ps)
+		}
+		f.outside = n - len(listed)
 	}
 	for i := range f.list {
+		// A thread of several files has its hits under its newest.
+		for _, p := range f.list[i].Segments {
+			if hs, ok := f.hits[p]; ok && p != f.list[i].Transcript {
+				f.hits[f.list[i].Transcript] = append(f.hits[f.list[i].Transcript], hs...)
+			}
+		}
 		if _, ok := f.hits[f.list[i].Transcript]; !ok {
 			continue
 		}
@@ -277,7 +342,7 @@ func (a *app) noHitHint(ctx context.Context, q search.Query, filter string, whol
 	}
 	var none []string
 	for _, t := range q.Terms {
-		res, err := a.rawSearch(ctx, search.Query{Terms: []search.Term{t}}, nil)
+		res, _, err := a.rawSearch(ctx, search.Query{Terms: []search.Term{t}}, nil)
 		if err != nil {
 			return "no session holds every word; try fewer words"
 		}
@@ -317,15 +382,18 @@ func (f found) best(i int) search.Hit {
 func (a *app) searchToTerminal(ctx context.Context, q search.Query, query string, all, verbose bool, active when.Window, limit int, o output) error {
 	t := render.NewTable(a.stdout, a.now(), true, render.Search)
 	t.Fit(o.width, o.style, snippetMarks(q))
+	t.Marks = a.marks()
 	var (
-		mu    sync.Mutex
-		queue []string
-		hits  = map[string][]search.Hit{}
-		wake  = make(chan struct{}, 1)
+		mu     sync.Mutex
+		queue  []string
+		owners = map[string]string{}
+		hits   = map[string][]search.Hit{}
+		wake   = make(chan struct{}, 1)
 	)
-	early := func(path string, h []search.Hit) {
+	early := func(owner, path string, h []search.Hit) {
 		mu.Lock()
 		queue = append(queue, path)
+		owners[path] = owner
 		hits[path] = h
 		mu.Unlock()
 		select {
@@ -340,13 +408,24 @@ func (a *app) searchToTerminal(ctx context.Context, q search.Query, query string
 		queue = nil
 		return q, hits
 	}
+	// Harnesses are searched in turn, so the hits of a first build of
+	// two indexes would come harness by harness, not newest first: then
+	// nothing streams, and the rows come in order once all are known.
+	if len(a.harnesses()) > 1 {
+		early = nil
+	}
 	type searched struct {
 		res search.Result
 		err error
 	}
 	done := make(chan searched, 1)
 	go func() {
-		res, err := a.runSearch(ctx, q, early)
+		res, own, err := a.runSearch(ctx, q, early)
+		mu.Lock()
+		for p, h := range own {
+			owners[p] = h
+		}
+		mu.Unlock()
 		done <- searched{res, err}
 	}()
 	var whole found
@@ -358,7 +437,10 @@ func (a *app) searchToTerminal(ctx context.Context, q search.Query, query string
 		if len(paths) == 0 {
 			return nil
 		}
-		f, err := a.listHits(ctx, h, paths, all, verbose, active)
+		mu.Lock()
+		byHarness := byOwner(paths, owners)
+		mu.Unlock()
+		f, err := a.listHits(ctx, h, byHarness, all, verbose, active)
 		if err != nil {
 			return err
 		}
@@ -442,6 +524,7 @@ func snippetCell(h search.Hit) string { return h.Role.String() + ": " + msg.Cut(
 func (a *app) writeSearchTable(o output, q search.Query, f found, header bool) error {
 	t := render.NewTable(a.stdout, a.now(), header, render.Search)
 	t.Fit(o.width, o.style, snippetMarks(q))
+	t.Marks = a.marks()
 	for _, i := range f.idx {
 		t.Add(&f.list[i], snippetCell(f.best(i)))
 	}
@@ -547,7 +630,8 @@ forgectl resume search — find the sessions whose conversation holds words
 
 USAGE
   forgectl resume search [--json] [--all] [--limit N] [--verbose]
-                        [--since WHEN] [--until WHEN] QUERY...
+                        [--since WHEN] [--until WHEN]
+                        [--harness claude|codex]... QUERY...
   forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
 
 Lists the sessions holding every word of QUERY, newest first, in the ls table
@@ -565,6 +649,11 @@ WHAT IS SEARCHED
   is searched as one. A row over @CAP@ (a pasted file, an attachment) is
   not searched; ls still shows the start of such a prompt. A row over
   @MAXLINE@ is skipped by both, as a broken line.
+  Codex threads the same way: prompts as typed, agent replies, the string
+  inputs of tool calls and the thread's names; never tool output, reasoning,
+  or the blocks Codex injects (environment context, AGENTS.md, skills).
+  --harness narrows the search as it narrows ls; each agent has its own
+  index.
 
 QUERY
   Every word must appear somewhere in the session (AND), each inside one

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"forgectl.dev/shared/config"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -78,7 +79,11 @@ func (a *app) completionTree() *compNode {
 func completionNode(n *ffcli.Command, c *command) *compNode {
 	node := &compNode{name: n.Name, desc: c.desc, args: c.words}
 	n.FlagSet.VisitAll(func(f *flag.Flag) {
-		node.flags = append(node.flags, compFlag{name: f.Name, desc: f.Usage, takesValue: cli.TakesValue(f)})
+		cf := compFlag{name: f.Name, desc: f.Usage, takesValue: cli.TakesValue(f)}
+		if f.Name == "harness" {
+			cf.values = completeHarness
+		}
+		node.flags = append(node.flags, cf)
 	})
 	node.flags = append(node.flags, helpFlag())
 	for _, s := range c.subs {
@@ -260,13 +265,20 @@ func (a *app) walk(words []string) []candidate {
 		w := before[i]
 		switch {
 		case pending != nil:
+			if pending.name == "harness" {
+				// FILTER completion then offers that agent's sessions.
+				a.narrowTo(w)
+			}
 			pending = nil
 		case w == "=":
 			// bash splits --session=ID at the "=": the flag's value follows.
 		case w == "--":
 			afterDashes = true
 		case strings.HasPrefix(w, "-") && !afterDashes:
-			name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			name, val, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			if name == "harness" && hasValue {
+				a.narrowTo(val)
+			}
 			if f := node.flag(name); f != nil && f.takesValue && !hasValue {
 				pending = f
 				if i+1 < len(before) && before[i+1] == "=" {
@@ -429,3 +441,16 @@ func completeLive(a *app, cur string) []candidate {
 	}
 	return out
 }
+
+// completeHarness offers --harness's values.
+func completeHarness(a *app, cur string) []candidate {
+	var out []candidate
+	for _, h := range config.KnownHarnesses {
+		if strings.HasPrefix(h, cur) {
+			out = append(out, candidate{value: h, desc: harnessDesc[h]})
+		}
+	}
+	return out
+}
+
+var harnessDesc = map[string]string{"claude": "Claude Code's sessions", "codex": "Codex CLI threads"}

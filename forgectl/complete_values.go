@@ -31,15 +31,18 @@ func (a *app) completionSessions() ([]filterValue, error) {
 			out = append(out, filterValue{ID: s.ID, Name: s.Name, Repo: s.Repo})
 		}
 	}
-	n, err := sessions.Indexed(sessions.Options{
-		Harness:   a.harness(),
-		IndexPath: filepath.Join(a.forgectlPaths().Cache(), "transcripts.idx"),
-		Home:      a.home,
-	}, add)
-	if err == nil && n > 0 {
+	// Every harness's index must answer: one that has none yet (a first
+	// run) is listed, which writes them.
+	ok := true
+	for _, h := range a.harnesses() {
+		n, err := sessions.Indexed(sessions.Options{Harness: h, IndexPath: a.indexPath(h.Name()), Home: a.home}, add)
+		ok = ok && err == nil && n > 0
+	}
+	if ok {
 		return out, nil
 	}
-	_, err = a.list(context.Background(), listing{w: io.Discard}, func(s *harness.Session) error {
+	out = out[:0]
+	_, err := a.list(context.Background(), listing{w: io.Discard}, func(s *harness.Session) error {
 		add(s)
 		return nil
 	})

@@ -46,7 +46,8 @@
 //
 // # forgectl resume --help
 //
-//	forgectl resume — get back into a Claude Code session after a terminal restart
+//	forgectl resume — get back into a Claude Code session or a Codex thread after a
+//	terminal restart
 //
 //	USAGE
 //	  forgectl resume [--fork] [--dry-run] [--all] [--since WHEN] [--until WHEN]
@@ -111,6 +112,8 @@
 //	              The only way into a running session. Snapshotted tasks are
 //	              reported, not restored: a fork starts with an empty list.
 //	  --all       include hidden sessions (print-mode, sidechains, continued)
+//	  --harness H only H's sessions: claude or codex (repeatable; see 'resume ls
+//	              --help'). [resume] harnesses in the config sets the default.
 //	  --verbose   report transcripts and registry files that could not be read
 //	  --since WHEN, --until WHEN
 //	              only sessions last active (the transcript's last write) at or
@@ -145,6 +148,18 @@
 //	  forgotten value never becomes a query. Write --search=-x, or --search --
 //	  -x (after "--" no word is a flag, and the flag before it takes the first).
 //
+//	CODEX THREADS
+//	  A Codex thread resumes as 'codex resume ID' (--fork: 'codex fork ID') in
+//	  the thread's recorded directory, so Codex never asks which one to use. The
+//	  codex run is FORGECTL_CODEX_BIN, else [resume] codex_binary_path, else
+//	  codex on PATH. The [launch] profile is Claude Code's: none of its flags
+//	  or environment is given to codex. Never two writers on one thread: a
+//	  thread whose write lock a codex TUI without the background daemon, or a
+//	  running codex exec, holds is refused (exit 2, naming the pid); one the
+//	  daemon holds is attached to, as 'codex resume' does. restart, outdated,
+//	  task restore and [[resume.on_update]] are Claude Code's alone: harness =
+//	  "codex" there is refused with "not supported yet".
+//
 //	REFUSALS (exit 2)
 //	  A running session (two claude processes on one transcript corrupt it): the
 //	  error names its pid and, when known, its tmux pane. Use --fork, or check
@@ -160,12 +175,13 @@
 //	  reason           string   "" when ok, else the first refusal: config_invalid,
 //	                            bad_launch_profile, no_match, ambiguous, live,
 //	                            no_cwd, cwd_gone, harness_unsupported,
-//	                            claude_not_found, or failed (anything else)
+//	                            claude_not_found, codex_not_found, or failed
+//	                            (anything else)
 //	  error, hint      string   the error and hint lines printed on stderr
 //	  exit_code        number   the exit code (the real run's, 0 when ok)
 //	  session_id, cwd  string   the session resolved ("" when none)
 //	  transcript_path  string   its transcript
-//	  binary           string   the claude that would be exec'd
+//	  binary           string   the claude (or codex) that would be exec'd
 //	  argv             array    its argv ([] when not ok)
 //	  context_tokens, model, cache_likely_expired, tokens_used
 //	                            what resuming the session resolved would cost,
@@ -187,11 +203,12 @@
 //
 // # forgectl resume ls --help
 //
-//	forgectl resume ls — list Claude Code sessions without acting
+//	forgectl resume ls — list Claude Code sessions and Codex threads without acting
 //
 //	USAGE
 //	  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots]
-//	                    [--since WHEN] [--until WHEN] [FILTER]
+//	                    [--since WHEN] [--until WHEN]
+//	                    [--harness claude|codex]... [FILTER]
 //
 //	Newest first, printed as the listing finds them (with a FILTER, once the
 //	listing is done: which rule matched is known only then). FILTER narrows the
@@ -235,6 +252,11 @@
 //	              times dim, lineage marks cyan, a live mark red (yellow when
 //	              the session is idle), the match in a snippet bold yellow; the
 //	              picker's preview likewise (its rows stay plain).
+//	  --harness H only H's sessions: claude or codex (repeatable). Without it,
+//	              [resume] harnesses in the config, else every agent whose home
+//	              exists: Claude Code, and Codex when $CODEX_HOME (else ~/.codex)
+//	              is a folder. Rows from more than one carry a mark before the
+//	              title: cc (Claude Code), cx (Codex).
 //	  --tree and --roots together are refused (exit 2).
 //
 //	TABLE COLUMNS
@@ -266,14 +288,15 @@
 //
 //	JSON (--json): an array ([] when empty) of objects with these fields
 //	  session_id       string   Claude Code's session id (what --resume takes)
-//	  harness          string   the agent the session belongs to: claude
+//	  harness          string   the agent the session belongs to: claude | codex
 //	  name             string   the session's name, "" when never named
 //	  name_source      string   agent-name | custom-title | custom-title-file
 //	                            (the <id>/custom-title.json /rename writes, when
 //	                            the transcript has no title row) | ai-title |
 //	                            summary | registry (a live /rename) | snapshot
 //	                            (kept by resume snapshot after the session
-//	                            exited) | ""
+//	                            exited) | session-index (Codex's
+//	                            session_index.jsonl) | thread-name-event | ""
 //	  repo             string   the git top level's name (the main checkout's for a
 //	                            worktree), else the cwd's base name
 //	  branch           string   the newest gitBranch recorded ("HEAD" off-branch)
@@ -293,19 +316,21 @@
 //	  tmux             string   the live process's tmux pane, "" when unknown
 //	  tasks            object   {pending, in_progress, completed, total}
 //	  tasks_source     string   live (tasks/<id>/ on disk) | snapshot | none
-//	  entrypoint       string   cli, sdk-cli (print mode), …
+//	  entrypoint       string   cli, sdk-cli (print mode), …; Codex's originator:
+//	                            codex-tui, codex_exec
 //	  version          string   the newest claude version that wrote the transcript
 //	  hidden           bool     hidden from the default listing
 //	  hidden_reason    string   archived-in-claude (Claude Code's own mark:
 //	                            <id>/archived.json says archived, and no prompt
 //	                            came after it) | sidechain | print-mode | team |
-//	                            continued | empty | ""
+//	                            continued | empty | subagent | archived (Codex)
+//	                            | ""
 //	  size_bytes       number   transcript size
 //	  messages         number   conversation rows in the transcript
 //	  transcript_path  string   the transcript file
 //	  parent_session_id string  the session this one was branched or forked from,
 //	                            or continued after /clear; "" for none
-//	  relation         string   branch | fork | clear | "" (see LINEAGE)
+//	  relation         string   branch | fork | clear | subagent | "" (LINEAGE)
 //	  parent_exists    bool     the parent's transcript is still on disk (false
 //	                            for a deleted one, whose id is still named)
 //	  context_tokens   number   the context a resume sends again: the newest
@@ -319,6 +344,21 @@
 //	                            always after a compaction); true with no reply
 //	  tokens_used      number   the tokens (input, cache read and write, output)
 //	                            of every response in the session
+//	  live_holder      string   Codex only, when live: who holds the thread's
+//	                            write lock: daemon (Codex's background server) |
+//	                            tui | exec; absent otherwise
+//
+//	CODEX (harness codex; see docs/codex.md)
+//	  A thread is one row however many rollout files it has (a rewind writes a
+//	  second): files group by their session_meta id, never by name. The newest
+//	  file is transcript_path and gives cwd, branch and version; the first gives
+//	  first_prompt. size_bytes and messages add up every file. Names come from
+//	  session_index.jsonl (the last non-empty wins), last_prompt_at from
+//	  history.jsonl. Hidden: codex exec threads (print-mode), subagents
+//	  (subagent, parent_session_id names the parent) and archived_sessions/
+//	  (archived). A fork is relation fork with its own first prompt. live is a
+//	  WRITE flock held on thread-writer-locks/<id>.lock, read from /proc/locks
+//	  (on macOS, which has none, a thread never shows live).
 //
 //	EXIT STATUS
 //	  0    done
@@ -335,7 +375,8 @@
 //
 //	USAGE
 //	  forgectl resume search [--json] [--all] [--limit N] [--verbose]
-//	                        [--since WHEN] [--until WHEN] QUERY...
+//	                        [--since WHEN] [--until WHEN]
+//	                        [--harness claude|codex]... QUERY...
 //	  forgectl resume --search QUERY [--fork] [--dry-run] [--all] [FILTER]
 //
 //	Lists the sessions holding every word of QUERY, newest first, in the ls table
@@ -353,6 +394,11 @@
 //	  is searched as one. A row over 4 MiB (a pasted file, an attachment) is
 //	  not searched; ls still shows the start of such a prompt. A row over
 //	  16 MiB is skipped by both, as a broken line.
+//	  Codex threads the same way: prompts as typed, agent replies, the string
+//	  inputs of tool calls and the thread's names; never tool output, reasoning,
+//	  or the blocks Codex injects (environment context, AGENTS.md, skills).
+//	  --harness narrows the search as it narrows ls; each agent has its own
+//	  index.
 //
 //	QUERY
 //	  Every word must appear somewhere in the session (AND), each inside one
@@ -418,14 +464,15 @@
 //
 //	JSON (--json): an array of objects with every field of 'resume ls --json'
 //	  session_id       string   Claude Code's session id (what --resume takes)
-//	  harness          string   the agent the session belongs to: claude
+//	  harness          string   the agent the session belongs to: claude | codex
 //	  name             string   the session's name, "" when never named
 //	  name_source      string   agent-name | custom-title | custom-title-file
 //	                            (the <id>/custom-title.json /rename writes, when
 //	                            the transcript has no title row) | ai-title |
 //	                            summary | registry (a live /rename) | snapshot
 //	                            (kept by resume snapshot after the session
-//	                            exited) | ""
+//	                            exited) | session-index (Codex's
+//	                            session_index.jsonl) | thread-name-event | ""
 //	  repo             string   the git top level's name (the main checkout's for a
 //	                            worktree), else the cwd's base name
 //	  branch           string   the newest gitBranch recorded ("HEAD" off-branch)
@@ -445,19 +492,21 @@
 //	  tmux             string   the live process's tmux pane, "" when unknown
 //	  tasks            object   {pending, in_progress, completed, total}
 //	  tasks_source     string   live (tasks/<id>/ on disk) | snapshot | none
-//	  entrypoint       string   cli, sdk-cli (print mode), …
+//	  entrypoint       string   cli, sdk-cli (print mode), …; Codex's originator:
+//	                            codex-tui, codex_exec
 //	  version          string   the newest claude version that wrote the transcript
 //	  hidden           bool     hidden from the default listing
 //	  hidden_reason    string   archived-in-claude (Claude Code's own mark:
 //	                            <id>/archived.json says archived, and no prompt
 //	                            came after it) | sidechain | print-mode | team |
-//	                            continued | empty | ""
+//	                            continued | empty | subagent | archived (Codex)
+//	                            | ""
 //	  size_bytes       number   transcript size
 //	  messages         number   conversation rows in the transcript
 //	  transcript_path  string   the transcript file
 //	  parent_session_id string  the session this one was branched or forked from,
 //	                            or continued after /clear; "" for none
-//	  relation         string   branch | fork | clear | "" (see LINEAGE)
+//	  relation         string   branch | fork | clear | subagent | "" (LINEAGE)
 //	  parent_exists    bool     the parent's transcript is still on disk (false
 //	                            for a deleted one, whose id is still named)
 //	  context_tokens   number   the context a resume sends again: the newest
@@ -471,6 +520,21 @@
 //	                            always after a compaction); true with no reply
 //	  tokens_used      number   the tokens (input, cache read and write, output)
 //	                            of every response in the session
+//	  live_holder      string   Codex only, when live: who holds the thread's
+//	                            write lock: daemon (Codex's background server) |
+//	                            tui | exec; absent otherwise
+//
+//	CODEX (harness codex; see docs/codex.md)
+//	  A thread is one row however many rollout files it has (a rewind writes a
+//	  second): files group by their session_meta id, never by name. The newest
+//	  file is transcript_path and gives cwd, branch and version; the first gives
+//	  first_prompt. size_bytes and messages add up every file. Names come from
+//	  session_index.jsonl (the last non-empty wins), last_prompt_at from
+//	  history.jsonl. Hidden: codex exec threads (print-mode), subagents
+//	  (subagent, parent_session_id names the parent) and archived_sessions/
+//	  (archived). A fork is relation fork with its own first prompt. live is a
+//	  WRITE flock held on thread-writer-locks/<id>.lock, read from /proc/locks
+//	  (on macOS, which has none, a thread never shows live).
 //	and one more:
 //	  hits             array    the best matching messages, at most 5: those
 //	                            holding the most query words first, then the

@@ -3,18 +3,25 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/harness/claude"
+	"forgectl.dev/forgectl/internal/harness/codex"
 	"forgectl.dev/forgectl/internal/match"
+	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/forgectl/internal/when"
+	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/msg"
@@ -31,8 +38,9 @@ type listing struct {
 	// bounded says the caller keeps no more than a window of sessions,
 	// so the heap can be held small (see List).
 	bounded bool
-	// paths lists just these transcripts (see sessions.Options.Paths).
-	paths []string
+	// paths lists just these transcripts, by harness (see
+	// sessions.Options.Paths); nil walks every harness's tree.
+	paths map[string][]string
 	// active narrows the listing to the sessions last active inside it
 	// (--since, --until), on the walk's mtimes.
 	active when.Window
@@ -48,17 +56,26 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 	if l.bounded {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(40 << 20))
 	}
-	fp := a.forgectlPaths()
 	broken := 0
-	st, err := sessions.List(ctx, sessions.Options{
-		Harness:   a.harness(),
-		IndexPath: filepath.Join(fp.Cache(), "transcripts.idx"),
-		SkipTasks: !l.countTasks,
-		Home:      a.home,
-		Paths:     l.paths,
-		Now:       a.now(),
-		Active:    l.active,
-	}, func(s *harness.Session) error {
+	var opts []sessions.Options
+	for _, h := range a.harnesses() {
+		o := sessions.Options{
+			Harness:   h,
+			IndexPath: a.indexPath(h.Name()),
+			SkipTasks: !l.countTasks,
+			Home:      a.home,
+			Now:       a.now(),
+			Active:    l.active,
+		}
+		if l.paths != nil {
+			o.Paths = l.paths[h.Name()]
+			if len(o.Paths) == 0 {
+				continue
+			}
+		}
+		opts = append(opts, o)
+	}
+	st, err := sessions.ListAll(ctx, opts, func(s *harness.Session) error {
 		if s.BrokenLines > 0 && l.verbose {
 			noteTo(l.w, "warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
 			broken++
@@ -117,15 +134,106 @@ func (a *app) projectsProblem() string {
 	return ""
 }
 
-// harness is the agent whose sessions are listed, searched and resumed:
-// Claude Code, the one harness forgectl has so far, its rows joined with
-// forgectl's snapshots of its sessions. Its tree is walked once per
+// harnesses are the agents whose sessions are listed, searched and
+// resumed: those --harness names, else [resume] harnesses in the config,
+// else every one whose home exists (Claude Code always: its messages say
+// where its sessions are expected). Each tree is walked once per
 // invocation, however many listings and searches run.
-func (a *app) harness() harness.Harness {
-	if a.walked == nil {
-		a.walked = harness.WalkOnce(claude.New(a.claudePaths(), snapstore.Store{Dir: a.forgectlPaths().Snapshots()}))
+func (a *app) harnesses() []harness.Harness {
+	names := a.harnessNames()
+	out := make([]harness.Harness, 0, len(names))
+	for _, n := range names {
+		out = append(out, a.harnessNamed(n))
 	}
-	return a.walked
+	return out
+}
+
+// harnessNames are the names of the harnesses (see harnesses), decided
+// once per invocation after the flags are parsed.
+func (a *app) harnessNames() []string {
+	if a.only != nil {
+		return a.only
+	}
+	if a.defaults == nil {
+		a.defaults = a.defaultHarnesses()
+	}
+	return a.defaults
+}
+
+// defaultHarnesses are [resume] harnesses, else every harness whose home
+// exists. A config that does not load names none here: the commands that
+// read it report it.
+func (a *app) defaultHarnesses() []string {
+	if cfg, err := config.Load(a.forgectlPaths().Config()); err == nil && len(cfg.Resume.Harnesses) > 0 {
+		return slices.Compact(slices.Sorted(slices.Values(cfg.Resume.Harnesses)))
+	}
+	names := []string{claude.Name}
+	if st, err := os.Stat(a.codexPaths().Root); err == nil && st.IsDir() {
+		names = append(names, codex.Name)
+	}
+	return names
+}
+
+// harnessNamed is the harness of that name, made once per invocation;
+// nil for a name forgectl does not know.
+func (a *app) harnessNamed(name string) harness.Harness {
+	if h := a.walked[name]; h != nil {
+		return h
+	}
+	var h harness.Harness
+	switch name {
+	case claude.Name:
+		// Claude Code's rows are joined with forgectl's snapshots.
+		h = claude.New(a.claudePaths(), snapstore.Store{Dir: a.forgectlPaths().Snapshots()})
+	case codex.Name:
+		h = codex.New(a.codexPaths())
+	default:
+		return nil
+	}
+	if a.walked == nil {
+		a.walked = map[string]harness.Harness{}
+	}
+	a.walked[name] = harness.WalkOnce(h)
+	return a.walked[name]
+}
+
+// harnessOf is the harness a listed session belongs to.
+func (a *app) harnessOf(s *harness.Session) harness.Harness {
+	if h := a.harnessNamed(s.Harness); h != nil {
+		return h
+	}
+	return a.harnessNamed(claude.Name)
+}
+
+// indexPath is the listing's index of a harness: Claude Code's keeps the
+// name it always had.
+func (a *app) indexPath(name string) string {
+	if name == claude.Name {
+		return filepath.Join(a.forgectlPaths().Cache(), "transcripts.idx")
+	}
+	return filepath.Join(a.forgectlPaths().Cache(), name+"-threads.idx")
+}
+
+func (a *app) codexPaths() codex.Paths { return codex.PathsFrom(a.getenv, a.home) }
+
+// marks says rows carry a harness mark: the list holds more than one
+// harness, counting those whose walk found a file (an empty ~/.codex
+// costs a Claude Code user nothing). The walk is the listing's own, done
+// once per invocation (harness.WalkOnce).
+func (a *app) marks() bool {
+	if a.marked == nil {
+		n := 0
+		if hs := a.harnesses(); len(hs) > 1 {
+			for _, h := range hs {
+				if files, _, err := h.Walk(context.Background()); err == nil && len(files) > 0 {
+					n++
+				}
+			}
+		}
+		m := n > 1
+		a.marked = &m
+	}
+	return *a.marked
 }
 
 // matching lists the sessions filter selects.
@@ -137,4 +245,39 @@ func (a *app) matching(ctx context.Context, o resumeOpts) ([]*harness.Session, e
 	})
 	hits, _ := m.Hits()
 	return hits, err
+}
+
+// pickRow is a session's picker row for a terminal of cols columns (see
+// render.PickRowIn), with its harness mark when the list holds more than
+// one harness: the mark's three columns come off the row's half of the
+// screen, so the row is laid out for a terminal six narrower.
+func (a *app) pickRow(now time.Time, s *harness.Session, cols int) string {
+	if a.marks() {
+		if cols > 0 {
+			cols = max(1, cols-6)
+		}
+		return render.HarnessMark(s) + " " + render.PickRowIn(now, s, cols)
+	}
+	return render.PickRowIn(now, s, cols)
+}
+
+// narrowTo adds a --harness value, as the flag does; one forgectl does not
+// know is left out.
+func (a *app) narrowTo(v string) {
+	if slices.Contains(config.KnownHarnesses, v) && !slices.Contains(a.only, v) {
+		a.only = append(a.only, v)
+		slices.Sort(a.only)
+	}
+}
+
+// harnessFlag registers --harness, repeatable: each names one agent whose
+// sessions the command covers (see harnesses).
+func (a *app) harnessFlag(fs *flag.FlagSet) {
+	fs.Func("harness", "only this agent's sessions: claude or codex (repeatable)", func(v string) error {
+		if !slices.Contains(config.KnownHarnesses, v) {
+			return fmt.Errorf("unknown harness %q (the harnesses are %s)", v, strings.Join(config.KnownHarnesses, ", "))
+		}
+		a.narrowTo(v)
+		return nil
+	})
 }

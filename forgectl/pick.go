@@ -64,7 +64,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 				return nil
 			}
 			rows++
-			src.Append(pickItem{s: s, now: now, row: render.PickRowIn(now, s, cols), h: a.harness(), kin: fam, prices: o.prices, tail: &tailCache{}, style: o.out.style})
+			src.Append(pickItem{s: s, now: now, row: a.pickRow(now, s, cols), h: a.harnessOf(s), kin: fam, prices: o.prices, tail: &tailCache{}, style: o.out.style})
 			return nil
 		})
 		switch {
@@ -117,7 +117,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 		return nil, exit(exitcode.Failed)
 	}
 	s := *pi.s
-	if gone := a.harness().Refresh(&s); gone {
+	if gone := a.harnessOf(&s).Refresh(&s); gone {
 		a.errorf("session %s is no longer on disk (%s)", s.ID, s.Transcript)
 		a.hintf("run 'forgectl resume' again to pick from the sessions there are now")
 		return nil, exit(exitcode.Failed)

@@ -50,7 +50,7 @@ func (a *app) pickSearchHits(ctx context.Context, f found, q search.Query, o res
 	items := make([]picker.Item, len(f.idx))
 	for k, i := range f.idx {
 		s := &f.list[i]
-		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: render.PickRowIn(now, s, cols), h: a.harness(), prices: o.prices, tail: &tailCache{}, style: o.out.style}, hits: f.hits[s.Transcript], q: q}
+		items[k] = searchItem{pickItem: pickItem{s: s, now: now, row: a.pickRow(now, s, cols), h: a.harnessOf(s), prices: o.prices, tail: &tailCache{}, style: o.out.style}, hits: f.hits[s.Transcript], q: q}
 	}
 	src := picker.NewSource()
 	src.Append(items...)

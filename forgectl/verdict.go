@@ -25,12 +25,13 @@ const verdictFields = `VERDICT (--dry-run --json: one object on stdout; the exit
   reason           string   "" when ok, else the first refusal: config_invalid,
                             bad_launch_profile, no_match, ambiguous, live,
                             no_cwd, cwd_gone, harness_unsupported,
-                            claude_not_found, or failed (anything else)
+                            claude_not_found, codex_not_found, or failed
+                            (anything else)
   error, hint      string   the error and hint lines printed on stderr
   exit_code        number   the exit code (the real run's, 0 when ok)
   session_id, cwd  string   the session resolved ("" when none)
   transcript_path  string   its transcript
-  binary           string   the claude that would be exec'd
+  binary           string   the claude (or codex) that would be exec'd
   argv             array    its argv ([] when not ok)
   context_tokens, model, cache_likely_expired, tokens_used
                             what resuming the session resolved would cost,

@@ -32,7 +32,7 @@ func TestOneWalkPerInvocation(t *testing.T) {
 	} {
 		a, _ := h.newTestApp(false, nil, nil)
 		wc := &walkCounter{Harness: claude.New(a.claudePaths(), snapstore.Store{Dir: a.forgectlPaths().Snapshots()})}
-		a.walked = harness.WalkOnce(wc)
+		a.walked = map[string]harness.Harness{claude.Name: harness.WalkOnce(wc)}
 		a.run(context.Background(), args)
 		if wc.walks != 1 {
 			t.Errorf("%v walked the tree %d times, want once", args, wc.walks)

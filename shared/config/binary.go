@@ -68,6 +68,23 @@ func claudeBinary(getenv func(string) string, configured, file string, lookPath 
 		"install Claude Code, or set FORGECTL_CLAUDE_BIN or [launch.defaults] binary_path to its path")
 }
 
+// CodexBinary finds the codex a resume of a Codex thread runs:
+// $FORGECTL_CODEX_BIN, then [resume] codex_binary_path ("~" expanded),
+// then codex on PATH; as for claude, a candidate set but unusable is an
+// error. cfg may be nil.
+func CodexBinary(getenv func(string) string, cfg *Config, lookPath func(string) (string, error)) (string, error) {
+	if v := getenv("FORGECTL_CODEX_BIN"); v != "" {
+		return look("codex", "FORGECTL_CODEX_BIN", v, lookPath,
+			"point FORGECTL_CODEX_BIN at the codex executable, or unset it")
+	}
+	if cfg != nil && cfg.Resume.CodexBinaryPath != "" {
+		return look("codex", "[resume] codex_binary_path", expandHome(cfg.Resume.CodexBinaryPath, getenv("HOME")), lookPath,
+			fmt.Sprintf("fix codex_binary_path in %s, or remove it to use codex on PATH", cfg.Path))
+	}
+	return look("codex", "PATH", "codex", lookPath,
+		"install the Codex CLI, or set FORGECTL_CODEX_BIN or [resume] codex_binary_path to its path")
+}
+
 // HerdrBinary finds herdr: $FORGECTL_HERDR_BIN, then herdr on PATH.
 func HerdrBinary(getenv func(string) string, lookPath func(string) (string, error)) (string, error) {
 	if v := getenv("FORGECTL_HERDR_BIN"); v != "" {

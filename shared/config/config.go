@@ -72,6 +72,12 @@ type ProxyProfile struct {
 // Resume is the [resume] table.
 type Resume struct {
 	OnUpdate []OnUpdate
+	// Harnesses are the agents resume lists by default ("claude",
+	// "codex"); empty means every one whose home exists.
+	Harnesses []string
+	// CodexBinaryPath is the codex a resume of a Codex thread runs;
+	// FORGECTL_CODEX_BIN wins over it, PATH is the fallback.
+	CodexBinaryPath string
 	// WarnContextTokens is warn_context_tokens: a resume of a session whose
 	// context is above it asks first in the picker, and --dry-run names
 	// the figure; 0 (the default) never warns.
@@ -103,6 +109,9 @@ func (r *Resume) PriceFor(model string) (Price, bool) {
 	}
 	return r.Prices[best], found
 }
+
+// KnownHarnesses are the agents resume can list.
+var KnownHarnesses = []string{"claude", "codex"}
 
 // Error is one problem in a config file.
 type Error struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -35,6 +36,8 @@ type resumeTOML struct {
 	OnUpdate          any              `toml:"on_update"`
 	WarnContextTokens int64            `toml:"warn_context_tokens"`
 	Prices            map[string]Price `toml:"prices"`
+	Harnesses         []string         `toml:"harnesses"`
+	CodexBinaryPath   string           `toml:"codex_binary_path"`
 }
 
 // decoder carries one decode's state: the metadata, the source for line
@@ -70,6 +73,14 @@ func decode(cfg *Config, src string) ErrorList {
 				cfg.Resume.OnUpdate = d.onUpdate(r.OnUpdate)
 			}
 			d.resumeCost(&r, &cfg.Resume)
+			cfg.Resume.CodexBinaryPath = r.CodexBinaryPath
+			for _, h := range r.Harnesses {
+				if !slices.Contains(KnownHarnesses, h) {
+					d.keyError("resume", 0, "harnesses", fmt.Sprintf("unknown harness %q in harnesses (the harnesses are %s)", h, strings.Join(KnownHarnesses, ", ")))
+					continue
+				}
+				cfg.Resume.Harnesses = append(cfg.Resume.Harnesses, h)
+			}
 		}
 	}
 	if md.IsDefined("on_update") {

@@ -566,3 +566,17 @@ func TestReport(t *testing.T) {
 		t.Fatalf("%q", b.String())
 	}
 }
+
+func TestResumeHarnesses(t *testing.T) {
+	cfg, err := Parse("config.toml", []byte("[resume]\nharnesses = [\"codex\"]\ncodex_binary_path = \"~/bin/codex\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Resume.Harnesses) != 1 || cfg.Resume.Harnesses[0] != "codex" || cfg.Resume.CodexBinaryPath != "~/bin/codex" || len(cfg.Ignored) != 0 {
+		t.Fatalf("got %+v, ignored %v", cfg.Resume, cfg.Ignored)
+	}
+	_, err = Parse("config.toml", []byte("[resume]\nharnesses = [\"pi\"]\n"))
+	if err == nil || !strings.Contains(err.Error(), `config.toml:2: [resume]: unknown harness "pi"`) {
+		t.Fatalf("an unknown harness: %v", err)
+	}
+}

@@ -48,12 +48,15 @@ func Template() string {
 #https_proxy = "http://proxy.corp.example:3128"
 #no_proxy = "localhost,127.0.0.1"
 
-# [resume]: what a resume would cost. The picker's preview, "resume ls
-# --json" and "resume --dry-run" show the context a resume sends again and
-# whether the prompt cache has likely expired (Claude Code's own rule).
-# A resume of a session whose context is above warn_context_tokens asks
-# first in the picker, and --dry-run names the figure (0, the default: off).
+# [resume]: which agents "forgectl resume" lists, searches and resumes, and
+# what a resume would cost. The picker's preview, "resume ls --json" and
+# "resume --dry-run" show the context a resume sends again and whether the
+# prompt cache has likely expired (Claude Code's own rule). A resume of a
+# session whose context is above warn_context_tokens asks first in the
+# picker, and --dry-run names the figure (0, the default: off).
 #[resume]
+#harnesses = ["claude", "codex"]   # default: every one whose home exists; --harness wins
+#codex_binary_path = "~/.local/bin/codex"   # which codex; FORGECTL_CODEX_BIN wins over it
 #warn_context_tokens = 150000
 
 # Prices, in USD per million tokens, by model: the entry named exactly so,

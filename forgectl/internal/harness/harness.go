@@ -39,7 +39,9 @@ type Harness interface {
 	// that could not run at all.
 	Walk(ctx context.Context) (files []File, problems []error, err error)
 	// Stat is Walk for the given paths: one that is gone, or is not one of
-	// the agent's session files, is left out.
+	// the agent's session files, is left out. A harness whose sessions own
+	// several files adds the other files of those sessions (a row needs
+	// them all).
 	Stat(paths []string) []File
 	// Text reads the searchable text of the session file f from offset
 	// up to size, with sc as scratch: prompts, replies, the string inputs
@@ -54,9 +56,12 @@ type Harness interface {
 	// Open starts one listing of the agent's sessions (see Lister).
 	Open(opt OpenOptions) Lister
 	// Indexed makes the row of file f from its stored record alone,
-	// reading nothing else: shell completion's read of the index, which
-	// must answer within a keystroke. Identity, names, cwd and the hidden
-	// flag are filled in; ok is false for a record that does not decode.
+	// reading no session file: shell completion's read of the index, which
+	// must answer within a keystroke (Codex reads its small name index
+	// once, since names live only there). Identity, names, cwd and the
+	// hidden flag are filled in; ok is false for a record that does not
+	// decode, or for a file that is not the one row of its session (a
+	// later segment of a Codex thread).
 	Indexed(f *File, path string, old Stored) (s Session, ok bool)
 	// Refresh brings what can change between a listing and a resume up to
 	// date on s: whether it is live now. It reports a session whose files

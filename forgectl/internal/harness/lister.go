@@ -28,23 +28,9 @@ import (
 //
 // Grouping. Claude Code has one file per session, so a row is a file's.
 // A harness whose sessions own several files (a Codex thread: a segment
-// per rewind, named rollout-<ts>-<thread>_<uuid>.jsonl, the newest segment
-// the live one) is meant to fit as a further, optional interface that the
-// engine asks its Lister for, not as a change to this one:
-//
-//	type Grouper interface {
-//		// Group gathers the walked files into sessions: for each, the
-//		// indexes of its files in files, the newest first. The engine
-//		// orders the sessions by their newest file.
-//		Group(files []File) [][]int
-//		// RowGroup is Row for the files of one session, each with its
-//		// own stored record: a Row per file, the session's in the first.
-//		RowGroup(sc *jsonl.Scanner, files []*File, old []Stored) []Row
-//	}
-//
-// The engine then keeps one record per file, as now (a segment that
-// stopped growing is never read again), and one slot per session in its
-// pipe; nothing else in it changes. It is not built until a harness needs it.
+// per rewind, the newest segment the live one) has its Lister implement
+// Grouper as well: the engine then asks it how the walked files group
+// into sessions, and makes one row per group (see Grouper).
 
 // OpenOptions is what one listing asks of a harness's rows.
 type OpenOptions struct {
@@ -144,4 +130,25 @@ type Aux interface {
 type AuxWriter interface {
 	// Put stores payload under key; the engine copies it at once.
 	Put(key string, payload []byte)
+}
+
+// Grouper is what a Lister adds when one session can own several files.
+// The engine still keeps one record per file (a segment that stopped
+// growing is never read again), and one slot per file in its pipe: the
+// files of a session are made contiguous, and the session's row is its
+// first file's.
+type Grouper interface {
+	// Group gathers the listing's files (newest first, as Begin will have
+	// them) into sessions: for each, the indexes of its files in files.
+	// Every file is in exactly one group; the engine orders the groups by
+	// their first file, and keeps each group's files in the order given.
+	// stored(k) is what the last listing's index holds for files[k], so
+	// that a file whose record still names its session is not opened.
+	// Group runs before Begin and the first Row.
+	Group(files []File, stored func(k int) Stored) [][]int
+	// RowGroup is Row for the files of one session, with their paths and
+	// stored records: one Row per file, in that order, the session's row
+	// in the first and none in the others. It runs concurrently with other
+	// calls of RowGroup.
+	RowGroup(sc *jsonl.Scanner, files []*File, paths []string, old []Stored) []Row
 }

@@ -31,14 +31,22 @@ type Session struct {
 	Version      string
 	Size         int64
 	Transcript   string
-	Messages     int
-	BrokenLines  int
+	// Segments are every file of a session that owns several (a Codex
+	// thread's rollouts), newest first; nil when Transcript is its only
+	// file.
+	Segments    []string
+	Messages    int
+	BrokenLines int
 
 	Live      bool
 	Pid       int
 	Tmux      string
 	Status    string // the registry's status for a live session
 	LiveState registry.State
+	// LiveHolder says which process holds a live Codex thread's write
+	// lock: "daemon" (Codex's background server), "tui" or "exec"; "" for
+	// a harness that has no such notion.
+	LiveHolder string
 
 	Tasks       tasks.Counts
 	TasksSource string // "live" (tasks/<id>/), "snapshot", "none", or "" when not counted

@@ -50,6 +50,9 @@ type SessionJSON struct {
 	Model              string `json:"model"`
 	CacheLikelyExpired bool   `json:"cache_likely_expired"`
 	TokensUsed         int64  `json:"tokens_used"`
+	// LiveHolder is who holds a live Codex thread: "daemon", "tui" or
+	// "exec"; absent otherwise (and for every Claude Code session).
+	LiveHolder string `json:"live_holder,omitempty"`
 }
 
 // ToJSON is a session's record.
@@ -62,6 +65,7 @@ func ToJSON(s *harness.Session) SessionJSON {
 		Hidden: s.Hidden, HiddenReason: s.HiddenReason, SizeBytes: s.Size, Messages: s.Messages,
 		Transcript: s.Transcript, ParentID: s.ParentID, Relation: s.Relation, ParentExists: s.ParentExists,
 		ContextTokens: s.ContextTokens, Model: s.Model, CacheLikelyExpired: s.CacheExpired, TokensUsed: s.TokensUsed,
+		LiveHolder: s.LiveHolder,
 	}
 	if s.Live {
 		pid := s.Pid
@@ -189,6 +193,9 @@ func appendRecord(b []byte, j SessionJSON) []byte {
 	b = strconv.AppendBool(b, j.CacheLikelyExpired)
 	b = append(b, `,"tokens_used":`...)
 	b = strconv.AppendInt(b, j.TokensUsed, 10)
+	if j.LiveHolder != "" {
+		b = appendField(b, "live_holder", j.LiveHolder)
+	}
 	return append(b, '}')
 }
 

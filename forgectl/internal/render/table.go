@@ -39,6 +39,9 @@ type Table struct {
 	style    Style
 	segs     []seg
 	highlite func(string) [][2]int
+	// Marks puts each row's harness mark before its title (HarnessMark):
+	// set when the list holds more than one harness.
+	Marks bool
 }
 
 // Fit makes the table fit a terminal of width columns (0: no limit, as
@@ -122,6 +125,9 @@ func (t *Table) cells(s *harness.Session, extra []string) row {
 	c[colTasks] = TaskCell(s)
 	c[colLive] = LiveCell(s)
 	c[colTitle] = Clean(msg.Cut(Title(s), t.layout.Title))
+	if t.Marks {
+		c[colTitle] = HarnessMark(s) + " " + c[colTitle]
+	}
 	for k := range t.layout.Extra {
 		if k < len(extra) {
 			c[fixedCols+k] = Clean(extra[k])

@@ -26,6 +26,8 @@ func LineageMark(s *harness.Session) string {
 		b.WriteString("after /clear of ")
 	case lineage.Branch:
 		b.WriteString("branch of ")
+	case "subagent": // a Codex subagent thread
+		b.WriteString("subagent of ")
 	default:
 		b.WriteString("fork of ")
 	}

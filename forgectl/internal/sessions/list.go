@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sort"
 	"sync"
 	"time"
 
@@ -130,12 +131,24 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 			known = all
 		}
 	}
-	l.Begin(known)
 	readOnly := opt.Paths != nil
-	if !opt.Active.Open() {
+	// A harness whose sessions own several files makes each session's
+	// files contiguous; bounds[g] is where group g starts (nil: a file is
+	// a session, as for Claude Code). A window then keeps whole sessions
+	// by their newest file: an old segment of a thread active inside it
+	// is still the thread's.
+	var bounds []int
+	if g, ok := l.(harness.Grouper); ok {
+		files, bounds = group(g, files, ix)
+		if !opt.Active.Open() {
+			files, bounds = activeGroups(files, bounds, opt.Active)
+			readOnly = true
+		}
+	} else if !opt.Active.Open() {
 		files = active(files, opt.Active)
 		readOnly = true
 	}
+	l.Begin(known)
 	st.Problems = append(st.Problems, problems...)
 	st.Problems = append(st.Problems, joinProblems...)
 	for _, e := range []error{ixErr, auxErr} {
@@ -153,6 +166,22 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 		return sc
 	}}
 	go func() {
+		if bounds != nil {
+			parallel.For(ctx, len(bounds)-1, opt.Workers, 1, func(g int) {
+				from, to := bounds[g], bounds[g+1]
+				if !p.enter(from) {
+					return
+				}
+				sc := scanners.Get().(*jsonl.Scanner)
+				r.group(sc, files[from:to], slots[from:to])
+				scanners.Put(sc)
+				for k := from; k < to; k++ {
+					p.finish(k)
+				}
+			})
+			p.close()
+			return
+		}
 		parallel.For(ctx, len(files), opt.Workers, 1, func(k int) {
 			if !p.enter(k) {
 				return
@@ -229,6 +258,24 @@ func active(files []harness.File, w when.Window) []harness.File {
 	return out
 }
 
+// activeGroups keeps the groups (see group) whose newest file was last
+// written inside w, with their bounds.
+func activeGroups(files []harness.File, bounds []int, w when.Window) ([]harness.File, []int) {
+	var out []harness.File
+	var kept []int
+	for g := 0; g+1 < len(bounds); g++ {
+		var newest int64
+		for k := bounds[g]; k < bounds[g+1]; k++ {
+			newest = max(newest, files[k].MtimeNs)
+		}
+		if w.HoldsNs(newest) {
+			kept = append(kept, len(out))
+			out = append(out, files[bounds[g]:bounds[g+1]]...)
+		}
+	}
+	return out, append(kept, len(out))
+}
+
 // slot is one file's outcome, made by a worker.
 type slot struct {
 	sess    *harness.Session
@@ -252,7 +299,33 @@ type rows struct {
 func (r *rows) row(sc *jsonl.Scanner, f *harness.File) slot {
 	path := f.Path() // once: the lookup, the reads and the row share it
 	old, off := r.ix.lookup(path)
-	res := r.l.Row(sc, f, path, old)
+	return r.slot(r.l.Row(sc, f, path, old), old, off)
+}
+
+// group looks the files of one session up in the index and has the
+// harness make their rows (see harness.Grouper).
+func (r *rows) group(sc *jsonl.Scanner, files []harness.File, slots []slot) {
+	fs := make([]*harness.File, len(files))
+	paths := make([]string, len(files))
+	old := make([]harness.Stored, len(files))
+	offs := make([]int64, len(files))
+	for k := range files {
+		fs[k], paths[k] = &files[k], files[k].Path()
+		old[k], offs[k] = r.ix.lookup(paths[k])
+	}
+	res := r.l.(harness.Grouper).RowGroup(sc, fs, paths, old)
+	for k := range slots {
+		if k < len(res) {
+			slots[k] = r.slot(res[k], old[k], offs[k])
+		} else {
+			slots[k] = slot{stored: old[k].OK} // no row, no record: read again next time
+		}
+	}
+}
+
+// slot is what the harness's row res of a file becomes, with what is
+// common to every harness filled in.
+func (r *rows) slot(res harness.Row, old harness.Stored, off int64) slot {
 	sl := slot{stored: old.OK, scanned: res.Scanned, problem: res.Problem}
 	switch {
 	case res.Keep && old.OK:
@@ -266,6 +339,36 @@ func (r *rows) row(sc *jsonl.Scanner, f *harness.File) slot {
 		sl.sess = s
 	}
 	return sl
+}
+
+// group has g gather files into sessions and returns the files
+// reordered so that each session's are contiguous, the sessions in the
+// order of their first file, with where each starts (and the end).
+func group(g harness.Grouper, files []harness.File, ix *storedIndex) ([]harness.File, []int) {
+	groups := g.Group(files, func(k int) harness.Stored {
+		old, _ := ix.lookup(files[k].Path())
+		return old
+	})
+	sort.SliceStable(groups, func(a, b int) bool { return first(groups[a]) < first(groups[b]) })
+	out := make([]harness.File, 0, len(files))
+	bounds := make([]int, 0, len(groups)+1)
+	for _, grp := range groups {
+		if len(grp) == 0 {
+			continue
+		}
+		bounds = append(bounds, len(out))
+		for _, k := range grp {
+			out = append(out, files[k])
+		}
+	}
+	return out, append(bounds, len(out))
+}
+
+func first(grp []int) int {
+	if len(grp) == 0 {
+		return -1
+	}
+	return grp[0]
 }
 
 // indexSave writes the next index as the listing goes, record by record

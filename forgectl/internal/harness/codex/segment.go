@@ -1,0 +1,487 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"forgectl.dev/forgectl/internal/binrec"
+	"forgectl.dev/forgectl/internal/fresh"
+	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/jsonl"
+	"forgectl.dev/shared/transcript"
+	"github.com/klauspost/compress/zstd"
+)
+
+// format is the version of segment's encoding and of the reading that
+// fills it, folded into the index's header (harness.Harness.Format).
+const format = 3
+
+// Format is the version of what the listing stores for Codex.
+func (h *Harness) Format() uint64 { return format }
+
+// segment is what one rollout file says, as the listing's index keeps it:
+// its session_meta (the 22 KB first line, read once while the file keeps
+// its inode) and what its turns added up to, up to Offset.
+type segment struct {
+	// ID is session_meta.payload.id: the thread the segment belongs to.
+	// It is the record's first field, so grouping decodes only it.
+	ID string
+	fresh.File
+	Sums   fresh.Sums
+	Offset int64
+
+	Created                     string // session_meta.payload.timestamp
+	Cwd, Branch, Version        string
+	Originator, Source          string // Source: "exec", "cli", "vscode", "subagent", …
+	ThreadSource                string
+	Parent                      string // a subagent's parent_thread_id
+	ForkedFrom                  string // forked_from_id, or a legacy fork's copied session_meta id
+	BaseThread                  string // history_base.thread_id: the thread a rewind or a fork starts from
+	Paginated                   bool
+	MetaMs                      int64 // the session_meta line's timestamp
+	Copying                     bool  // inside a legacy fork's copy of its parent
+	First, Last                 string
+	FallbackFirst, FallbackLast string
+	NameEvent                   string
+	Messages, Broken            int
+	LastMs                      int64 // the newest line timestamp
+}
+
+func (g *segment) stamp() *fresh.Stamp {
+	return &fresh.Stamp{File: g.File, Offset: g.Offset, Sums: g.Sums}
+}
+
+func (g *segment) strings() []*string {
+	return []*string{&g.Created, &g.Cwd, &g.Branch, &g.Version, &g.Originator, &g.Source, &g.ThreadSource,
+		&g.Parent, &g.ForkedFrom, &g.BaseThread, &g.First, &g.Last, &g.FallbackFirst, &g.FallbackLast, &g.NameEvent}
+}
+
+// Encode appends the record (harness.Record).
+func (g *segment) Encode(e *binrec.Encoder) {
+	e.String(g.ID)
+	e.Uint(uint64(g.Sums.Head))
+	e.Uint(uint64(g.Sums.Tail))
+	e.Int(g.Offset)
+	for _, s := range g.strings() {
+		e.String(*s)
+	}
+	e.Bool(g.Paginated)
+	e.Bool(g.Copying)
+	e.Int(g.MetaMs)
+	e.Int(int64(g.Messages))
+	e.Int(int64(g.Broken))
+	e.Int(g.LastMs)
+}
+
+// storedID is the thread id a stored record names, decoding nothing else.
+func storedID(payload string) (string, bool) {
+	d := binrec.Decoder{S: payload}
+	id := d.String()
+	return id, d.Err() == nil && id != ""
+}
+
+// decodeSegment decodes what Encode wrote, for a file whose stat was file.
+func decodeSegment(file fresh.File, payload string) (*segment, error) {
+	d := binrec.Decoder{S: payload}
+	g := &segment{File: file}
+	g.ID = d.String()
+	g.Sums = fresh.Sums{Head: uint32(d.Uint()), Tail: uint32(d.Uint())}
+	g.Offset = d.Int()
+	for _, s := range g.strings() {
+		*s = d.String()
+	}
+	g.Paginated = d.Bool()
+	g.Copying = d.Bool()
+	g.MetaMs = d.Int()
+	g.Messages = int(d.Int())
+	g.Broken = int(d.Int())
+	g.LastMs = d.Int()
+	if d.Err() != nil {
+		return nil, d.Err()
+	}
+	if d.Rest() != 0 || g.Offset < 0 || g.Offset > g.Size {
+		return nil, binrec.ErrCorrupt
+	}
+	return g, nil
+}
+
+// compressed says a segment is zstd-compressed.
+func compressed(path string) bool { return strings.HasSuffix(path, zstSuffix) }
+
+// openSegment opens a segment for reading from its start: a compressed
+// one through a zstd decoder. close releases both.
+func (h *Harness) openSegment(path string) (fh *os.File, r io.Reader, close func(), err error) {
+	fh, err = fsutil.OpenRegular(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !compressed(path) {
+		return fh, fh, func() { fh.Close() }, nil
+	}
+	zr, err := h.decoder(fh)
+	if err != nil {
+		fh.Close()
+		return nil, nil, nil, err
+	}
+	return fh, zr, func() { h.release(zr); fh.Close() }, nil
+}
+
+// decoder is a zstd decoder reading r, reused across segments: a new one
+// allocates its window (2.5 MB) each time. One goroutine and the
+// low-memory mode: a segment is a few MB at most and the listing already
+// reads one per core.
+func (h *Harness) decoder(r io.Reader) (*zstd.Decoder, error) {
+	if d, ok := h.zstd.Get().(*zstd.Decoder); ok {
+		if err := d.Reset(r); err == nil {
+			return d, nil
+		}
+		d.Close()
+	}
+	return zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+}
+
+// release hands a decoder back for the next segment.
+func (h *Harness) release(d *zstd.Decoder) {
+	if d.Reset(nil) == nil {
+		h.zstd.Put(d)
+		return
+	}
+	d.Close()
+}
+
+// readSegment brings a segment's record up to date: nothing when old still
+// holds, the appended bytes when the file grew (a plain one: a compressed
+// segment is read whole again), else the whole file. It reports whether
+// it read.
+func (h *Harness) readSegment(sc *jsonl.Scanner, path string, now fresh.File, old *segment) (*segment, bool, error) {
+	if old != nil && old.stamp().Same(now) {
+		return old, false, nil
+	}
+	fh, r, done, err := h.openSegment(path)
+	if err != nil {
+		return nil, true, err
+	}
+	defer done()
+	g := &segment{}
+	if old != nil && !compressed(path) && fresh.Decide(old.stamp(), now, fh) == fresh.Appended {
+		*g = *old
+		if _, err := fh.Seek(old.Offset, io.SeekStart); err != nil {
+			return nil, true, err
+		}
+		sc.Reset(fh, old.Offset)
+	} else {
+		sc.Reset(r, 0)
+	}
+	g.File = now
+	for {
+		line, ok := sc.Next()
+		if !ok {
+			break
+		}
+		g.line(line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, true, err
+	}
+	g.Broken += sc.Skipped
+	g.Offset = sc.Consumed()
+	if compressed(path) {
+		// The offset is into the decompressed stream: the stamp checks the
+		// inode, size and mtime only, and any change reads it whole.
+		g.Offset = 0
+		return g, true, nil
+	}
+	st, err := fresh.Take(now, g.Offset, fh)
+	if err != nil {
+		return nil, true, err
+	}
+	g.Sums = st.Sums
+	return g, true, nil
+}
+
+// envelope is a rollout line's top level: {"timestamp","type","payload"},
+// with "type" before "payload" as Codex writes it. Most lines are tool
+// output or reasoning, read no further than their type.
+func envelope(line []byte) (typ string, ts []byte, payload []byte) {
+	i := bytes.Index(line, []byte(`"payload":`))
+	if i < 0 {
+		return "", nil, nil
+	}
+	head := line[:i]
+	typ = string(field(head, `"type":"`))
+	return typ, field(head, `"timestamp":"`), bytes.TrimLeft(line[i+len(`"payload":`):], " ")
+}
+
+func field(head []byte, key string) []byte {
+	j := bytes.Index(head, []byte(key))
+	if j < 0 {
+		return nil
+	}
+	v := head[j+len(key):]
+	if k := bytes.IndexByte(v, '"'); k >= 0 {
+		return v[:k]
+	}
+	return nil
+}
+
+func millis(ts []byte) int64 {
+	t, err := time.Parse(time.RFC3339Nano, string(ts))
+	if err != nil {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// copyWindow is how long after a legacy fork's own session_meta the copy
+// of its parent's turns may run: Codex 0.142.3 writes the copy in one go
+// when the fork starts (each line stamped as it is written), and the
+// fork's own first turn comes after a person typed it.
+const copyWindow = 1000
+
+type metaPayload struct {
+	ID           string          `json:"id"`
+	Timestamp    string          `json:"timestamp"`
+	Cwd          string          `json:"cwd"`
+	Originator   string          `json:"originator"`
+	CLIVersion   string          `json:"cli_version"`
+	Source       json.RawMessage `json:"source"`
+	ThreadSource string          `json:"thread_source"`
+	ForkedFromID string          `json:"forked_from_id"`
+	ParentThread string          `json:"parent_thread_id"`
+	HistoryMode  string          `json:"history_mode"`
+	HistoryBase  *struct {
+		ThreadID string `json:"thread_id"`
+	} `json:"history_base"`
+	Git *struct {
+		Branch string `json:"branch"`
+	} `json:"git"`
+}
+
+// line folds one rollout line into the record.
+func (g *segment) line(line []byte) {
+	typ, ts, payload := envelope(line)
+	if typ == "" {
+		if len(bytes.TrimSpace(line)) > 0 && !json.Valid(line) {
+			g.Broken++
+		}
+		return
+	}
+	ms := millis(ts)
+	if ms > g.LastMs {
+		g.LastMs = ms
+	}
+	if typ == "session_meta" {
+		g.meta(line, ms)
+		return
+	}
+	if g.Copying {
+		if ms != 0 && ms <= g.MetaMs+copyWindow {
+			return // the parent's turn, copied
+		}
+		g.Copying = false
+	}
+	switch typ {
+	case "event_msg":
+		g.event(line, payload)
+	case "response_item":
+		if g.First != "" || !bytes.Contains(payload, []byte(`"role":"user"`)) {
+			return
+		}
+		g.responseUser(line)
+	}
+	// turn_context, compacted, world_state, token_usage_record and
+	// whatever a later Codex adds hold nothing a row shows.
+}
+
+func (g *segment) meta(line []byte, ms int64) {
+	var e struct {
+		Payload metaPayload `json:"payload"`
+	}
+	if json.Unmarshal(line, &e) != nil {
+		g.Broken++
+		return
+	}
+	m := &e.Payload
+	if g.ID != "" {
+		// A legacy fork carries its parent's session_meta as line 2, then
+		// the parent's turns: they are the parent's, not the fork's.
+		if m.ID != g.ID {
+			if g.ForkedFrom == "" {
+				g.ForkedFrom = m.ID
+			}
+			g.Copying = true
+		}
+		return
+	}
+	g.ID, g.Created, g.Cwd, g.Originator, g.Version = m.ID, m.Timestamp, m.Cwd, m.Originator, m.CLIVersion
+	g.MetaMs = ms
+	if m.Git != nil {
+		g.Branch = m.Git.Branch
+	}
+	g.ThreadSource, g.ForkedFrom, g.Parent = m.ThreadSource, m.ForkedFromID, m.ParentThread
+	g.Paginated = m.HistoryMode == "paginated"
+	if m.HistoryBase != nil {
+		g.BaseThread = m.HistoryBase.ThreadID
+	}
+	var src any
+	if json.Unmarshal(m.Source, &src) == nil {
+		switch v := src.(type) {
+		case string:
+			g.Source = v
+		case map[string]any:
+			if sub, ok := v["subagent"]; ok {
+				g.Source = "subagent"
+				if g.Parent == "" {
+					g.Parent = findKey(sub, "parent_thread_id")
+				}
+			}
+		}
+	}
+}
+
+// findKey is the first string under key anywhere in v: where a subagent's
+// parent sits inside source.subagent has moved between releases.
+func findKey(v any, key string) string {
+	switch v := v.(type) {
+	case map[string]any:
+		if s, ok := v[key].(string); ok && s != "" {
+			return s
+		}
+		for _, c := range v {
+			if s := findKey(c, key); s != "" {
+				return s
+			}
+		}
+	case []any:
+		for _, c := range v {
+			if s := findKey(c, key); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+type eventPayload struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	Name    string `json:"thread_name"`
+	Item    *struct {
+		Type    string `json:"type"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	} `json:"item"`
+}
+
+var eventTypes = [][]byte{[]byte(`"user_message"`), []byte(`"agent_message"`), []byte(`"item_completed"`), []byte(`"thread_name_updated"`)}
+
+func (g *segment) event(line, payload []byte) {
+	// Codex writes a payload's "type" first, but the check does not rely
+	// on it: a key can never appear inside a JSON string (its quotes would
+	// be escaped), so the whole payload is looked through.
+	head := payload
+	interesting := false
+	for _, t := range eventTypes {
+		if bytes.Contains(head, t) {
+			interesting = true
+			break
+		}
+	}
+	if !interesting {
+		return
+	}
+	var e struct {
+		Payload eventPayload `json:"payload"`
+	}
+	if json.Unmarshal(line, &e) != nil {
+		g.Broken++
+		return
+	}
+	p := &e.Payload
+	switch p.Type {
+	case "thread_name_updated":
+		if p.Name != "" {
+			g.NameEvent = p.Name
+		}
+	case "user_message":
+		if !g.Paginated {
+			g.prompt(p.Message)
+		}
+	case "agent_message":
+		if !g.Paginated {
+			g.Messages++
+		}
+	case "item_completed":
+		if p.Item == nil {
+			return
+		}
+		switch p.Item.Type {
+		case "UserMessage":
+			var b strings.Builder
+			for _, c := range p.Item.Content {
+				if strings.EqualFold(c.Type, "text") {
+					b.WriteString(c.Text)
+				}
+			}
+			g.prompt(b.String())
+		case "AgentMessage":
+			g.Messages++
+		}
+	}
+}
+
+// prompt notes a prompt as typed.
+func (g *segment) prompt(text string) {
+	text = clip(text)
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	g.Messages++
+	if g.First == "" {
+		g.First = text
+	}
+	g.Last = text
+}
+
+// responseUser notes what the model saw as a user message, a last resort
+// for a rollout with no typed prompt: the injected blocks
+// (<environment_context>, skills, AGENTS.md) are not prompts.
+func (g *segment) responseUser(line []byte) {
+	var e struct {
+		Payload struct {
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &e) != nil {
+		return
+	}
+	for _, c := range e.Payload.Content {
+		if injected(c.Text) {
+			continue
+		}
+		t := clip(c.Text)
+		if g.FallbackFirst == "" {
+			g.FallbackFirst = t
+		}
+		g.FallbackLast = t
+	}
+}
+
+// injected says a user message is what Codex added, not what was typed.
+func injected(text string) bool {
+	t := strings.TrimSpace(text)
+	return t == "" || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "# AGENTS.md")
+}
+
+// clip is a prompt as a row shows it: one line, at most 200 characters,
+// as for Claude Code.
+func clip(s string) string { return transcript.Oneline(s) }

@@ -1,0 +1,246 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/shared/jsonl"
+)
+
+// Text reads a segment's searchable text from offset: prompts as typed,
+// agent replies, the string inputs of tool calls and the thread's names;
+// never tool output, reasoning, or the blocks Codex injects into what the
+// model sees (environment context, AGENTS.md, skills), which are only in
+// response_item user messages, never read here. A legacy fork's copy of
+// its parent's turns is the parent's text, not the fork's.
+func (h *Harness) Text(sc *jsonl.Scanner, f *os.File, offset, size, lastAt int64, earlier []harness.Message) (harness.TextRead, error) {
+	var r io.Reader = io.NewSectionReader(f, offset, max(0, size-offset))
+	zst := compressed(f.Name())
+	if zst {
+		zr, err := h.decoder(r)
+		if err != nil {
+			return harness.TextRead{}, err
+		}
+		defer h.release(zr)
+		r = zr
+	}
+	sc.Reset(r, offset)
+	x := textReader{lastAt: lastAt, names: map[string]bool{}}
+	for _, m := range earlier {
+		if m.Role == harness.Name {
+			x.names[m.Text] = true
+		}
+	}
+	for {
+		line, ok := sc.Next()
+		if !ok {
+			break
+		}
+		x.line(line)
+	}
+	if err := sc.Err(); err != nil {
+		return harness.TextRead{}, err
+	}
+	if x.seg.ID != "" {
+		if n := h.indexNames()[x.seg.ID]; n != "" {
+			x.name(n)
+		}
+	}
+	end := sc.Consumed()
+	if zst {
+		end = size // the decoded stream's offsets are not the file's
+	}
+	return harness.TextRead{Msgs: x.out, Offset: end, LastAt: x.lastAt}, nil
+}
+
+// indexNames is session_index.jsonl, read once per invocation for search.
+func (h *Harness) indexNames() map[string]string {
+	h.namesOnce.Do(func() { h.names, _ = readNames(h.paths.Index()) })
+	return h.names
+}
+
+type textReader struct {
+	seg    segment // the session_meta state: the id, the legacy copy
+	lastAt int64
+	out    []harness.Message
+	names  map[string]bool
+	// paginated: the legacy user_message and agent_message events are
+	// not read.
+	paginated bool
+}
+
+func (x *textReader) add(role harness.Role, at int64, text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	x.out = append(x.out, harness.Message{Role: role, At: at, Text: text})
+}
+
+func (x *textReader) name(n string) {
+	if !x.names[n] {
+		x.names[n] = true
+		x.add(harness.Name, x.lastAt, n)
+	}
+}
+
+func (x *textReader) line(line []byte) {
+	typ, ts, payload := envelope(line)
+	if typ == "" {
+		return
+	}
+	ms := millis(ts)
+	if ms > x.lastAt {
+		x.lastAt = ms
+	}
+	if typ == "session_meta" {
+		x.seg.meta(line, ms)
+		return
+	}
+	if x.seg.Copying {
+		if ms != 0 && ms <= x.seg.MetaMs+copyWindow {
+			return
+		}
+		x.seg.Copying = false
+	}
+	switch typ {
+	case "event_msg":
+		// A paginated rollout (its lines carry an ordinal) has the reply as
+		// item_completed and may repeat it as agent_message: one is read.
+		x.paginated = x.paginated || x.seg.Paginated || bytes.Contains(line[:len(line)-len(payload)], []byte(`"ordinal":`))
+		x.event(line, payload, ms)
+	case "response_item":
+		x.tool(line, payload, ms)
+	}
+}
+
+func (x *textReader) event(line, payload []byte, ms int64) {
+	// Codex writes a payload's "type" first, but the check does not rely
+	// on it: a key can never appear inside a JSON string (its quotes would
+	// be escaped), so the whole payload is looked through.
+	head := payload
+	ok := false
+	for _, t := range eventTypes {
+		if bytes.Contains(head, t) {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return
+	}
+	var e struct {
+		Payload eventPayload `json:"payload"`
+	}
+	if json.Unmarshal(line, &e) != nil {
+		return
+	}
+	p := &e.Payload
+	switch p.Type {
+	case "thread_name_updated":
+		x.name(p.Name)
+	case "user_message":
+		if !x.paginated {
+			x.add(harness.Prompt, ms, p.Message)
+		}
+	case "agent_message":
+		if !x.paginated {
+			x.add(harness.Reply, ms, p.Message)
+		}
+	case "item_completed":
+		if p.Item == nil {
+			return
+		}
+		role := harness.Prompt
+		switch p.Item.Type {
+		case "UserMessage":
+		case "AgentMessage":
+			role = harness.Reply
+		default:
+			return
+		}
+		for _, c := range p.Item.Content {
+			if strings.EqualFold(c.Type, "text") {
+				x.add(role, ms, c.Text)
+			}
+		}
+	}
+}
+
+var toolTypes = [][]byte{[]byte(`"function_call"`), []byte(`"custom_tool_call"`), []byte(`"local_shell_call"`)}
+
+// tool reads the string inputs of a tool call (its arguments, a patch, a
+// command), never its output (function_call_output and the like).
+func (x *textReader) tool(line, payload []byte, ms int64) {
+	// Codex writes a payload's "type" first, but the check does not rely
+	// on it: a key can never appear inside a JSON string (its quotes would
+	// be escaped), so the whole payload is looked through.
+	head := payload
+	ok := false
+	for _, t := range toolTypes {
+		if bytes.Contains(head, t) {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return
+	}
+	var e struct {
+		Payload struct {
+			Type      string          `json:"type"`
+			Arguments string          `json:"arguments"`
+			Input     string          `json:"input"`
+			Action    json.RawMessage `json:"action"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &e) != nil {
+		return
+	}
+	p := &e.Payload
+	switch p.Type {
+	case "function_call":
+		var v any
+		if json.Unmarshal([]byte(p.Arguments), &v) == nil {
+			x.strings(v, ms)
+		} else {
+			x.add(harness.Tool, ms, p.Arguments)
+		}
+	case "custom_tool_call":
+		x.add(harness.Tool, ms, p.Input)
+	case "local_shell_call":
+		var v any
+		if json.Unmarshal(p.Action, &v) == nil {
+			x.strings(v, ms)
+		}
+	}
+}
+
+func (x *textReader) strings(v any, ms int64) {
+	switch v := v.(type) {
+	case string:
+		x.add(harness.Tool, ms, v)
+	case []any:
+		var parts []string
+		for _, c := range v {
+			if s, ok := c.(string); ok {
+				parts = append(parts, s)
+			} else {
+				x.strings(c, ms)
+			}
+		}
+		if len(parts) > 0 {
+			x.add(harness.Tool, ms, strings.Join(parts, " "))
+		}
+	case map[string]any:
+		for _, c := range v {
+			x.strings(c, ms)
+		}
+	}
+}
+
+var _ harness.Harness = (*Harness)(nil)
+var _ harness.Grouper = (*lister)(nil)
