@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"sort"
 	"strings"
 
 	"forgectl.dev/forgectl/internal/harness"
@@ -28,6 +29,7 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
 	tree := fs.Bool("tree", false, "print children below their parent (branches, forks, /clear continuations)")
 	rootsOnly := fs.Bool("roots", false, "only sessions that are nobody's child: one row per line of work")
+	archived := fs.Bool("archived", false, "only the archived sessions (see 'resume archive --help')")
 	return func(ctx context.Context, args []string) error {
 		if *tree && *rootsOnly {
 			a.errorf("--tree and --roots cannot be combined")
@@ -35,13 +37,28 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			return exit(exitcode.Refused)
 		}
 		if *tree || *rootsOnly {
-			return a.lsLineage(ctx, strings.Join(args, " "), *all, *verbose, *asJSON, *tree)
+			return a.lsLineage(ctx, strings.Join(args, " "), *all, *archived, *verbose, *asJSON, *tree)
+		}
+		if *archived {
+			return a.lsArchived(ctx, strings.Join(args, " "), *asJSON)
 		}
 		m := match.New(strings.Join(args, " "), *all)
 		out, closeOut := a.sessionWriter(*asJSON)
 		filtered := strings.TrimSpace(strings.Join(args, " ")) != ""
 		var total, shown, hidden, live int
+		// With --all the archive's rows join the listing in its order;
+		// without it they are never read.
+		var stored []*harness.Session
+		if *all {
+			stored = a.archivedRows(ctx, nil)
+			total, hidden = len(stored), len(stored)
+		}
 		_, err := a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered}, func(s *harness.Session) error {
+			for !filtered && len(stored) > 0 && stored[0].LastActivity.After(s.LastActivity) {
+				shown++
+				out(stored[0])
+				stored = stored[1:]
+			}
 			total++
 			if s.Hidden {
 				hidden++
@@ -64,7 +81,20 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			return err
 		}
 		if filtered {
+			for _, s := range stored {
+				m.Add(s)
+			}
+			stored = nil
+		}
+		for _, s := range stored {
+			shown++
+			out(s)
+		}
+		if filtered {
 			hits, _ := m.Hits()
+			if *all {
+				sort.SliceStable(hits, func(i, j int) bool { return hits[i].LastActivity.After(hits[j].LastActivity) })
+			}
 			for _, s := range hits {
 				out(s)
 			}
@@ -81,21 +111,26 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 // lsLineage is ls --tree and ls --roots: both need the whole listing (a
 // child can be listed before its parent), so the sessions are collected
 // first.
-func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON, tree bool) error {
+func (a *app) lsLineage(ctx context.Context, filter string, all, archived, verbose, asJSON, tree bool) error {
 	var list []harness.Session
 	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true}, func(s *harness.Session) error {
-		list = append(list, *s)
+		if !archived {
+			list = append(list, *s)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	m := match.New(filter, all)
+	if all || archived {
+		list = a.withArchived(ctx, list)
+	}
+	m := match.New(filter, all || archived)
 	at := make(map[*harness.Session]int, len(list))
 	var visible []int
 	for i := range list {
 		at[&list[i]] = i
-		if all || !list[i].Hidden {
+		if all || archived || !list[i].Hidden {
 			visible = append(visible, i)
 		}
 		m.Add(&list[i])
@@ -141,7 +176,7 @@ const lsHelp = `
 forgectl resume ls — list Claude Code sessions without acting
 
 USAGE
-  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots] [FILTER]
+  forgectl resume ls [--json] [--all | --archived] [--verbose] [--tree | --roots] [FILTER]
 
 Newest first, printed as the listing finds them (with a FILTER, once the
 listing is done: which rule matched is known only then). FILTER narrows the
@@ -150,7 +185,11 @@ pipe.
 
 FLAGS
   --json      print a JSON array (fields below)
-  --all       include hidden sessions (print-mode, sidechains, continued)
+  --all       include hidden sessions (print-mode, sidechains, continued) and
+              the archived ones (hidden_reason "archived"), in activity order
+  --archived  only the archived sessions ('resume archive --help'), read from
+              the archive's index: nothing is decompressed. An archived
+              row's transcript_path is where its transcript goes back to.
   --tree      print each session below its parent, behind tree glyphs at the
               start of the line; the tree with the newest activity first,
               children newest first. A parent that is hidden or filtered out
@@ -226,7 +265,8 @@ JSON (--json): an array ([] when empty) of objects with these fields
   entrypoint       string   cli, sdk-cli (print mode), …
   version          string   the newest claude version that wrote the transcript
   hidden           bool     hidden from the default listing
-  hidden_reason    string   sidechain | print-mode | team | continued | empty | ""
+  hidden_reason    string   sidechain | print-mode | team | continued | empty |
+                            archived (in forgectl's archive) | ""
   size_bytes       number   transcript size
   messages         number   conversation rows in the transcript
   transcript_path  string   the transcript file
@@ -238,3 +278,44 @@ JSON (--json): an array ([] when empty) of objects with these fields
 
 ` + exitcode.Table + `
 `
+
+// lsArchived is ls --archived: the archive's rows alone, newest activity
+// first, read from its index (no stored file is decompressed).
+func (a *app) lsArchived(ctx context.Context, filter string, asJSON bool) error {
+	rows := a.archivedRows(ctx, nil)
+	if strings.TrimSpace(filter) != "" {
+		m := match.New(filter, true)
+		for _, s := range rows {
+			m.Add(s)
+		}
+		rows, _ = m.Hits()
+	}
+	out, closeOut := a.sessionWriter(asJSON)
+	for _, s := range rows {
+		out(s)
+	}
+	if err := closeOut(); err != nil {
+		return err
+	}
+	a.notef("%d archived sessions shown", len(rows))
+	return nil
+}
+
+// withArchived adds the archive's rows to a listing, newest first, and
+// links lineage across the two: a parent in the archive exists.
+func (a *app) withArchived(ctx context.Context, list []harness.Session) []harness.Session {
+	for _, s := range a.archivedRows(ctx, nil) {
+		list = append(list, *s)
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].LastActivity.After(list[j].LastActivity) })
+	ids := make(map[string]bool, len(list))
+	for i := range list {
+		ids[list[i].ID] = true
+	}
+	for i := range list {
+		if p := list[i].ParentID; p != "" {
+			list[i].ParentExists = ids[p]
+		}
+	}
+	return list
+}

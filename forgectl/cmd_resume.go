@@ -23,7 +23,8 @@ func resumeCommand() *command {
 		help:         func() string { return resumeHelp },
 		interspersed: true,
 		words:        completeFilter,
-		subs:         []*command{lsCommand(), searchCommand(), snapshotCommand(), outdatedCommand(), restartCommand(), hooksCommand()},
+		subs: []*command{lsCommand(), searchCommand(), archiveCommand(), unarchiveCommand(), rmCommand(), trashCommand(),
+			snapshotCommand(), outdatedCommand(), restartCommand(), hooksCommand()},
 		flags: func(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
 			fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
@@ -140,6 +141,15 @@ func (a *app) resumeSession(ctx context.Context, cfg *config.Config, proxyEnv []
 	if a.verdict != nil {
 		a.verdict.found(s)
 	}
+	archived := s.HiddenReason == archivedReason
+	if archived && !o.dryRun && !o.fork {
+		// Restored first, then resumed as any other: the plan is made
+		// from the row the restored transcript lists as.
+		var err error
+		if s, err = a.restoreForResume(ctx, s); err != nil {
+			return err
+		}
+	}
 	p, err := a.plan(cfg, proxyEnv, s, o.fork)
 	if err != nil {
 		return err
@@ -150,6 +160,9 @@ func (a *app) resumeSession(ctx context.Context, cfg *config.Config, proxyEnv []
 			return nil
 		}
 		a.printPlan(p, o.fork)
+		if archived {
+			fmt.Fprintf(a.stdout, "archived: would be restored from %s first\n", a.store(archiveKind).Dir)
+		}
 		return nil
 	}
 	a.restoreTasks(ctx, p, o.fork)

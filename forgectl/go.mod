@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	forgectl.dev/shared v0.0.0
 	github.com/google/go-cmp v0.7.0
+	github.com/klauspost/compress v1.20.4
 	github.com/ktr0731/go-fuzzyfinder v0.9.0
 	github.com/peterbourgon/ff/v3 v3.4.0
 	golang.org/x/sys v0.50.0

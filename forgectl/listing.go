@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/harness/claude"
@@ -129,6 +130,20 @@ func (a *app) matching(ctx context.Context, o resumeOpts) ([]*harness.Session, e
 		m.Add(s)
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	// An archived session is hidden: an exact id finds it, --all any tier.
+	filter := strings.TrimSpace(o.filter)
+	want := func(id string) bool { return strings.EqualFold(id, filter) }
+	if o.all {
+		want = nil
+	}
+	if o.all || filter != "" {
+		for _, s := range a.archivedRows(ctx, want) {
+			m.Add(s)
+		}
+	}
 	hits, _ := m.Hits()
-	return hits, err
+	return hits, nil
 }

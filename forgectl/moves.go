@@ -1,0 +1,612 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/match"
+	"forgectl.dev/forgectl/internal/render"
+	"forgectl.dev/forgectl/internal/vault"
+	"forgectl.dev/shared/exitcode"
+	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/msg"
+	"forgectl.dev/shared/snapstore"
+	"golang.org/x/sys/unix"
+)
+
+// The archive and the trash: forgectl's two stores of whole sessions moved
+// out of Claude Code's tree (internal/vault does the moving). This file
+// holds what the archive, unarchive, rm and trash commands share: the
+// stores, the lock, the selection, the refusals and the report.
+
+const (
+	archiveKind = "archive"
+	trashKind   = "trash"
+	// archivedReason and trashedReason are a stored row's hidden_reason.
+	archivedReason = "archived"
+)
+
+// store is the archive or the trash.
+func (a *app) store(kind string) *vault.Store {
+	fp := a.forgectlPaths()
+	dir := fp.Archive()
+	if kind == trashKind {
+		dir = fp.Trash()
+	}
+	return &vault.Store{Dir: dir, Kind: kind, Now: a.now, Crash: a.crashAt()}
+}
+
+// crashAt is the test hook FORGECTL_TEST_CRASH_AT=<step>: the process
+// kills itself with SIGKILL at that step of a move (vault.Steps), as a
+// power cut or kill -9 would, so a test can check the next run finishes
+// or rolls back what it left. Unset, it costs nothing.
+func (a *app) crashAt() func(string) {
+	at := a.getenv("FORGECTL_TEST_CRASH_AT")
+	if at == "" {
+		return nil
+	}
+	return func(step string) {
+		if step == at {
+			unix.Kill(os.Getpid(), unix.SIGKILL)
+		}
+	}
+}
+
+// lockMoves takes the lock every mover holds, waiting for another run,
+// then finishes or rolls back whatever a killed run left in either store.
+func (a *app) lockMoves(ctx context.Context) (*fsutil.Lock, error) {
+	fp := a.forgectlPaths()
+	if err := fsutil.MkdirPrivate(fp.Root); err != nil {
+		a.errorf("cannot create %s: %v", fp.Root, err)
+		return nil, exit(exitcode.Failed)
+	}
+	l, err := fsutil.TryLock(fp.MovesLock())
+	if errors.Is(err, fsutil.ErrLocked) {
+		a.notef("waiting for another archive, rm or restore run to finish")
+		l, err = fsutil.LockWait(fp.MovesLock(), 10*time.Minute)
+	}
+	if err != nil {
+		a.errorf("cannot lock %s: %v", fp.MovesLock(), err)
+		a.hintf("another forgectl run may be stuck moving sessions; check 'ps', then run this again")
+		return nil, exit(exitcode.Failed)
+	}
+	if ctx.Err() != nil {
+		l.Unlock()
+		return nil, exit(exitcode.Interrupted)
+	}
+	for _, st := range []*vault.Store{a.store(archiveKind), a.store(trashKind)} {
+		done, problems := st.Recover()
+		for _, d := range done {
+			a.notef("%s", d)
+		}
+		for _, p := range problems {
+			a.storeProblem(st, p)
+		}
+	}
+	return l, nil
+}
+
+// storeProblem reports an entry of a store that cannot be used: the
+// session is named, and the rest of the store is unaffected.
+func (a *app) storeProblem(st *vault.Store, err error) {
+	var de *vault.DamagedError
+	if errors.As(err, &de) {
+		a.warnf("the %s: %v", st.Kind, de)
+		if de.SessionID != "?" {
+			a.hintf("the session's other files are listed in %s; move %s out of %s to silence this", filepath.Join(st.Dir, de.SessionID, "manifest.json"), de.SessionID, st.Dir)
+		}
+		return
+	}
+	a.warnf("the %s: %v", st.Kind, err)
+}
+
+// sessionRoots are the files of session s that move together: the
+// transcript, its sidecar folder, its task list, its file-history and
+// session-env folders, and forgectl's snapshot record. The transcript and
+// the folders Claude Code's sweep judges by their own mtime are restored
+// with a fresh one.
+func (a *app) sessionRoots(s *harness.Session) []vault.Root {
+	cp := a.claudePaths()
+	return []vault.Root{
+		{Path: s.Transcript, Fresh: true, Required: true},
+		{Path: strings.TrimSuffix(s.Transcript, ".jsonl")},
+		{Path: cp.TaskList(s.ID), Fresh: true},
+		{Path: filepath.Join(cp.Root, "file-history", s.ID), Fresh: true},
+		{Path: filepath.Join(cp.Root, "session-env", s.ID), Fresh: true},
+		{Path: snapstore.Store{Dir: a.forgectlPaths().Snapshots()}.Path(s.ID)},
+	}
+}
+
+// rowJSON is the listing row a store keeps for a session: as it was listed
+// when it moved, less what is only true while it is in Claude Code's tree.
+func rowJSON(s *harness.Session) json.RawMessage {
+	c := *s
+	c.Live, c.Pid, c.Tmux, c.Status, c.LiveState, c.Snapshot = false, 0, "", "", 0, nil
+	b, _ := json.Marshal(&c)
+	return b
+}
+
+// storedSessions are the rows of a store's sessions, newest activity
+// first; want, when not nil, picks the ids to decode.
+func (a *app) storedSessions(st *vault.Store, want func(id string) bool) []*harness.Session {
+	ents, problems := st.Entries()
+	for _, p := range problems {
+		a.storeProblem(st, p)
+	}
+	out := make([]*harness.Session, 0, len(ents))
+	for _, e := range ents {
+		if want != nil && !want(e.ID) {
+			continue
+		}
+		var s harness.Session
+		if err := json.Unmarshal(e.Row, &s); err != nil || s.ID != e.ID {
+			a.storeProblem(st, &vault.DamagedError{SessionID: e.ID, Path: filepath.Join(st.Dir, e.ID, "manifest.json"), Reason: "its listing row cannot be read"})
+			continue
+		}
+		s.Hidden, s.HiddenReason, s.Transcript = true, archivedReason, e.Transcript
+		if s.Cwd != "" {
+			fi, err := os.Stat(s.Cwd)
+			s.CwdExists = err == nil && fi.IsDir()
+		}
+		if st.Kind == trashKind {
+			s.HiddenReason = "trashed"
+		}
+		out = append(out, &s)
+	}
+	sortNewest(out)
+	return out
+}
+
+func sortNewest(ss []*harness.Session) {
+	for i := 1; i < len(ss); i++ {
+		for j := i; j > 0 && ss[j].LastActivity.After(ss[j-1].LastActivity); j-- {
+			ss[j], ss[j-1] = ss[j-1], ss[j]
+		}
+	}
+}
+
+// walkedIDs are the session ids the walk found in Claude Code's tree: a
+// stored row whose session is back there (a restore, or a move killed
+// before its originals went) is not listed twice.
+func (a *app) walkedIDs(ctx context.Context) map[string]bool {
+	files, _, err := a.harness().Walk(ctx)
+	if err != nil {
+		return nil
+	}
+	ids := make(map[string]bool, len(files))
+	for i := range files {
+		ids[strings.TrimSuffix(files[i].Name, ".jsonl")] = true
+	}
+	return ids
+}
+
+// archivedRows are the archive's rows not also in Claude Code's tree.
+func (a *app) archivedRows(ctx context.Context, want func(id string) bool) []*harness.Session {
+	st := a.store(archiveKind)
+	if _, err := os.Lstat(st.Dir); err != nil {
+		return nil // nothing ever archived: the listing costs nothing more
+	}
+	walked := a.walkedIDs(ctx)
+	rows := a.storedSessions(st, func(id string) bool { return !walked[id] && (want == nil || want(id)) })
+	return rows
+}
+
+// selection is what archive and rm act on.
+type selection struct {
+	filters   []string
+	olderThan time.Duration
+	empty     bool
+}
+
+// selectSessions resolves a selection against Claude Code's tree (and,
+// with stored, against the archive's rows too, for rm). Each FILTER must
+// match something; together they are a union, and --older-than and
+// --empty narrow it.
+func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, stored bool) ([]*harness.Session, error) {
+	if len(sel.filters) == 0 && sel.olderThan == 0 && !sel.empty {
+		a.errorf("name the sessions to %s", cmd)
+		a.hintf("pass FILTER (an id, a name, a repo), --older-than DUR or --empty; see 'forgectl resume %s --help'", cmd)
+		return nil, exit(exitcode.Usage)
+	}
+	var all []*harness.Session
+	_, err := a.list(ctx, listing{w: a.stderr, countTasks: true}, func(s *harness.Session) error {
+		all = append(all, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if stored {
+		all = append(all, a.archivedRows(ctx, nil)...)
+	}
+	picked := all
+	if len(sel.filters) > 0 {
+		seen := map[*harness.Session]bool{}
+		picked = nil
+		for _, f := range sel.filters {
+			m := match.New(f, false)
+			for _, s := range all {
+				m.Add(s)
+			}
+			hits, _ := m.Hits()
+			if len(hits) == 0 {
+				a.errorf("no session matches %s", msg.Quoted(f))
+				a.hintf("'forgectl resume ls --all' lists every session; nothing was moved")
+				return nil, exit(exitcode.Failed)
+			}
+			for _, s := range hits {
+				if !seen[s] {
+					seen[s] = true
+					picked = append(picked, s)
+				}
+			}
+		}
+	}
+	cutoff := a.now().Add(-sel.olderThan)
+	out := picked[:0:0]
+	for _, s := range picked {
+		if sel.olderThan > 0 && !s.LastActivity.Before(cutoff) {
+			continue
+		}
+		if sel.empty && s.HiddenReason != "empty" {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// refuseLive refuses a run that would move a running session: two
+// programs on one transcript corrupt it, and the running one keeps
+// appending to a file that would be gone.
+func (a *app) refuseLive(ss []*harness.Session, cmd string) error {
+	n := 0
+	for _, s := range ss {
+		if s.Live {
+			a.errorf("session %s is running (pid %d)", s.ID, s.Pid)
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	a.hintf("exit that claude first, then run '%s' again; nothing was moved", cmd)
+	return exit(exitcode.Refused)
+}
+
+// planned is one session of a run, with its files.
+type planned struct {
+	s     *harness.Session
+	files []vault.File
+}
+
+func (p *planned) bytes() (n int64) {
+	for _, f := range p.files {
+		n += f.Size
+	}
+	return n
+}
+
+// writePlan is --dry-run's answer on stdout: each session, each file that
+// would move with its size, and the total.
+func (a *app) writePlan(verb string, ps []planned) {
+	w := bufio.NewWriter(a.stdout)
+	defer w.Flush()
+	var total int64
+	files := 0
+	for _, p := range ps {
+		fmt.Fprintf(w, "would %s %s  %s  (%d files, %s)\n", verb, p.s.ID, render.Title(p.s), len(p.files), humanBytes(p.bytes()))
+		for _, f := range p.files {
+			if f.Type == "dir" {
+				fmt.Fprintf(w, "  %s/\n", f.Path)
+			} else {
+				fmt.Fprintf(w, "  %s  %d\n", f.Path, f.Size)
+			}
+		}
+		total += p.bytes()
+		files += len(p.files)
+	}
+	fmt.Fprintf(w, "total: %d sessions, %d files, %d bytes (%s)\n", len(ps), files, total, humanBytes(total))
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return strconv.FormatInt(n, 10) + " B"
+}
+
+// confirm asks before a run that acts on several sessions: on the
+// terminal when there is one, else --yes must have been given.
+func (a *app) confirm(n int, what string, yes bool) error {
+	if n <= 1 || yes {
+		return nil
+	}
+	if !a.stdinTTY {
+		a.errorf("%d sessions selected and no terminal to confirm %s", n, what)
+		a.hintf("pass --yes to %s them, or --dry-run to see what would move", what)
+		return exit(exitcode.Refused)
+	}
+	fmt.Fprintf(a.stderr, "%s %d sessions? [y/N] ", what, n)
+	line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+	if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+		a.notef("nothing was moved")
+		return exit(exitcode.Refused)
+	}
+	return nil
+}
+
+// moveInto moves the sessions into st, one at a time, each verified
+// before its originals go. A session that fails is reported and left
+// where it was; the others still move.
+func (a *app) moveInto(ctx context.Context, st *vault.Store, ps []planned, verb string) error {
+	failed := 0
+	var moved, stored int64
+	n := 0
+	for _, p := range ps {
+		if ctx.Err() != nil {
+			break
+		}
+		if err := a.moveOne(st, p); err != nil {
+			failed++
+			a.moveFailed(st, p.s, err)
+			continue
+		}
+		n++
+		moved += p.bytes()
+		if m, err := st.Manifest(p.s.ID); err == nil {
+			stored += m.StoredBytes()
+		}
+		fmt.Fprintln(a.stdout, p.s.ID)
+	}
+	if err := st.WriteIndex(); err != nil {
+		a.warnf("cannot write %s's index: %v", st.Kind, err)
+	}
+	a.notef("%s %d of %d sessions: %s in %s as %s", verb, n, len(ps), humanBytes(moved), st.Dir, humanBytes(stored))
+	if ctx.Err() != nil {
+		return exit(exitcode.Interrupted)
+	}
+	if failed > 0 {
+		return exit(exitcode.Failed)
+	}
+	return nil
+}
+
+func (a *app) moveOne(st *vault.Store, p planned) error {
+	if archived := a.store(archiveKind); st.Kind == trashKind && p.s.HiddenReason == archivedReason {
+		return archived.Move(p.s.ID, st) // already stored whole: one rename
+	}
+	m := &vault.Manifest{SessionID: p.s.ID, Harness: p.s.Harness, Files: p.files, Row: rowJSON(p.s)}
+	return st.Put(m, func() error {
+		// The listing is as old as the listing: the session may have been
+		// resumed while its files were copied.
+		s := *p.s
+		if gone := a.harness().Refresh(&s); gone {
+			return fmt.Errorf("session %s: its transcript went away while it was being moved", s.ID)
+		}
+		if s.Live {
+			return &liveError{id: s.ID, pid: s.Pid}
+		}
+		return nil
+	})
+}
+
+type liveError struct {
+	id  string
+	pid int
+}
+
+func (e *liveError) Error() string {
+	return fmt.Sprintf("session %s started running (pid %d) while it was being moved; it was left in place", e.id, e.pid)
+}
+
+func (a *app) moveFailed(st *vault.Store, s *harness.Session, err error) {
+	a.errorf("%v", err)
+	var le *liveError
+	switch {
+	case errors.As(err, &le):
+		a.hintf("exit that claude first, then run this again")
+	case errors.Is(err, unix.ENOSPC):
+		a.hintf("no space left for %s; the session is where it was: free space, then run this again", st.Dir)
+	case errors.Is(err, vault.ErrChanged):
+		a.hintf("the session was written to meanwhile and was left in place; run this again once it is quiet")
+	case errors.Is(err, vault.ErrExists):
+		a.hintf("'forgectl resume trash list' and 'forgectl resume ls --archived' show what the stores hold")
+	case errors.Is(err, fs.ErrPermission):
+		a.hintf("check the owner and mode of the session's files and of %s", st.Dir)
+	default:
+		a.hintf("the session is where it was; run this again, or --dry-run to see its files")
+	}
+}
+
+// plan collects the files of each session.
+func (a *app) planMoves(ss []*harness.Session) ([]planned, error) {
+	ps := make([]planned, 0, len(ss))
+	for _, s := range ss {
+		if s.HiddenReason == archivedReason {
+			m, err := a.store(archiveKind).Manifest(s.ID)
+			if err != nil {
+				a.storeProblem(a.store(archiveKind), err)
+				return nil, exit(exitcode.Failed)
+			}
+			ps = append(ps, planned{s: s, files: m.Files})
+			continue
+		}
+		files, err := vault.Collect(a.sessionRoots(s))
+		if err != nil {
+			a.errorf("session %s: %v", s.ID, err)
+			a.hintf("the store keeps regular files and folders only; nothing was moved")
+			return nil, exit(exitcode.Failed)
+		}
+		ps = append(ps, planned{s: s, files: files})
+	}
+	return ps, nil
+}
+
+// restoreFrom restores the sessions the filters pick from st. Each
+// filter must match one of its sessions (every tier, hidden or not).
+func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string, keepMtime, dryRun bool, cmd string) error {
+	if len(filters) == 0 {
+		a.errorf("name the sessions to restore")
+		a.hintf("pass FILTER (an id, a name, a repo); '%s' shows what is there", cmd)
+		return exit(exitcode.Usage)
+	}
+	if !dryRun {
+		l, err := a.lockMoves(ctx)
+		if err != nil {
+			return err
+		}
+		defer l.Unlock()
+	}
+	rows := a.storedSessions(st, nil)
+	var picked []*harness.Session
+	seen := map[string]bool{}
+	for _, f := range filters {
+		m := match.New(f, true)
+		for _, s := range rows {
+			m.Add(s)
+		}
+		hits, _ := m.Hits()
+		if len(hits) == 0 {
+			a.errorf("no session in the %s matches %s", st.Kind, msg.Quoted(f))
+			a.hintf("'%s' lists what it holds", cmd)
+			return exit(exitcode.Failed)
+		}
+		for _, s := range hits {
+			if !seen[s.ID] {
+				seen[s.ID] = true
+				picked = append(picked, s)
+			}
+		}
+	}
+	if dryRun {
+		w := bufio.NewWriter(a.stdout)
+		for _, s := range picked {
+			fmt.Fprintf(w, "would restore %s  %s  to %s\n", s.ID, render.Title(s), s.Transcript)
+		}
+		return w.Flush()
+	}
+	code := 0
+	for _, s := range picked {
+		if err := a.restoreOne(st, s.ID, keepMtime); err != nil {
+			code = max(code, a.restoreFailed(st, s.ID, err))
+			continue
+		}
+		fmt.Fprintln(a.stdout, s.ID)
+	}
+	if err := st.WriteIndex(); err != nil {
+		a.warnf("cannot write %s's index: %v", st.Kind, err)
+	}
+	if code != 0 {
+		return exit(code)
+	}
+	return nil
+}
+
+func (a *app) restoreOne(st *vault.Store, id string, keepMtime bool) error {
+	_, err := st.Restore(id, vault.RestoreOptions{KeepMtime: keepMtime})
+	return err
+}
+
+// restoreFailed reports a restore that did not happen, and its exit code.
+func (a *app) restoreFailed(st *vault.Store, id string, err error) int {
+	var ce *vault.ConflictError
+	var de *vault.DamagedError
+	switch {
+	case errors.As(err, &ce):
+		a.errorf("%v", err)
+		a.hintf("the session was started again or copied back meanwhile, and nothing was overwritten; move %s aside to restore the stored copy", ce.Path)
+		return exitcode.Refused
+	case errors.As(err, &de):
+		a.errorf("the %s: %v", st.Kind, de)
+		a.hintf("nothing was restored and the stored copy is untouched: check %s", filepath.Join(st.Dir, id))
+	case errors.Is(err, unix.ENOSPC):
+		a.errorf("session %s: %v", id, err)
+		a.hintf("no space left to restore it; the stored copy is untouched: free space, then run this again")
+	default:
+		a.errorf("session %s: %v", id, err)
+		a.hintf("the stored copy is untouched; run this again")
+	}
+	return exitcode.Failed
+}
+
+// parseAge reads --older-than: a Go duration, or a whole number of days
+// or weeks ("30d", "2w").
+func parseAge(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			v, err := strconv.Atoi(n)
+			if err != nil || v <= 0 {
+				return 0, fmt.Errorf("--older-than %s: not a positive whole number of %s", msg.Quoted(s), map[string]string{"d": "days", "w": "weeks"}[suffix])
+			}
+			return time.Duration(v) * unit, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("--older-than %s: not a duration (30d, 2w, 36h)", msg.Quoted(s))
+	}
+	return d, nil
+}
+
+// keepSearchText brings search's index up to date before sessions move,
+// so the text of an archived session stays searchable (search keeps the
+// entries of the archive's transcripts).
+func (a *app) keepSearchText(ctx context.Context) {}
+
+// restoreForResume restores an archived session so that claude can
+// resume it, and lists it again from its restored transcript. The
+// transcript gets the restore's time as its mtime: Claude Code's sweep
+// runs minutes after the resumed claude's first prompt and deletes by
+// mtime.
+func (a *app) restoreForResume(ctx context.Context, s *harness.Session) (*harness.Session, error) {
+	l, err := a.lockMoves(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Unlock()
+	st := a.store(archiveKind)
+	if st.Has(s.ID) { // the recovery, or another run, may have restored it
+		if err := a.restoreOne(st, s.ID, false); err != nil {
+			return nil, exit(a.restoreFailed(st, s.ID, err))
+		}
+		if err := st.WriteIndex(); err != nil {
+			a.warnf("cannot write the archive's index: %v", err)
+		}
+		a.notef("restored session %s from the archive", s.ID)
+	}
+	var back *harness.Session
+	_, err = a.list(ctx, listing{w: a.stderr, countTasks: true, paths: []string{s.Transcript}}, func(r *harness.Session) error {
+		if r.ID == s.ID {
+			back = r
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if back == nil {
+		a.errorf("session %s was restored, but its transcript %s does not list", s.ID, s.Transcript)
+		a.hintf("run 'forgectl resume ls --all %s' to see it", s.ID)
+		return nil, exit(exitcode.Failed)
+	}
+	return back, nil
+}
