@@ -51,9 +51,25 @@ func (a *app) moveRun(ctx context.Context, kind string, filters []string, older 
 		}
 		defer l.Unlock()
 	}
-	ss, err := a.selectSessions(ctx, sel, cmd, kind == trashKind)
+	ss, err := a.selectSessions(ctx, sel, cmd, true)
 	if err != nil {
 		return err
+	}
+	if kind == archiveKind {
+		kept := ss[:0]
+		for _, s := range ss {
+			if s.HiddenReason == archivedReason {
+				if len(filters) > 0 { // named: say why nothing moves
+					a.notef("session %s is archived already", s.ID)
+				}
+				continue
+			}
+			kept = append(kept, s)
+		}
+		if len(kept) == 0 && len(ss) > 0 {
+			return nil // a second run of the same command: done
+		}
+		ss = kept
 	}
 	if len(ss) == 0 {
 		a.errorf("no session is selected")

@@ -165,6 +165,16 @@ func (a *app) resumeSession(ctx context.Context, cfg *config.Config, proxyEnv []
 		}
 		return nil
 	}
+	s, release, err := a.holdForResume(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if s != p.session {
+		if p, err = a.plan(cfg, proxyEnv, s, o.fork); err != nil {
+			return err
+		}
+	}
 	a.restoreTasks(ctx, p, o.fork)
 	if ctx.Err() != nil { // Ctrl-C while waiting for claude's task lock: nothing is started
 		return exit(exitcode.Interrupted)

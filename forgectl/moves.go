@@ -20,6 +20,7 @@ import (
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/msg"
+	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/snapstore"
 	"golang.org/x/sys/unix"
 )
@@ -272,8 +273,12 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 func (a *app) refuseLive(ss []*harness.Session, cmd string) error {
 	n := 0
 	for _, s := range ss {
-		if s.Live {
-			a.errorf("session %s is running (pid %d)", s.ID, s.Pid)
+		pid := s.Pid
+		if !s.Live {
+			pid = a.claimedBy(s.ID) // being resumed: claude has not registered yet
+		}
+		if pid != 0 {
+			a.errorf("session %s is running (pid %d)", s.ID, pid)
 			n++
 		}
 	}
@@ -401,6 +406,9 @@ func (a *app) moveOne(st *vault.Store, p planned) error {
 		}
 		if s.Live {
 			return &liveError{id: s.ID, pid: s.Pid}
+		}
+		if pid := a.claimedBy(s.ID); pid != 0 {
+			return &liveError{id: s.ID, pid: pid}
 		}
 		return nil
 	})
@@ -609,4 +617,85 @@ func (a *app) restoreForResume(ctx context.Context, s *harness.Session) (*harnes
 		return nil, exit(exitcode.Failed)
 	}
 	return back, nil
+}
+
+// A claim is what a resume leaves for the archive before it execs claude:
+// its pid, which claude keeps across the exec, and its start time. Claude
+// Code writes its registry file only once it has started, so without the
+// claim an archive run in that gap would see the session as not running
+// and move the transcript claude is about to open. A claim whose process
+// is gone, or whose pid was reused (another start time), is ignored.
+type claim struct {
+	Pid       int    `json:"pid"`
+	ProcStart string `json:"proc_start"`
+}
+
+func (a *app) claimPath(id string) string {
+	return filepath.Join(a.forgectlPaths().Root, "resume-claims", id+".json")
+}
+
+// claimSession records that this process is about to become claude on
+// session id; the caller holds the moves lock.
+func (a *app) claimSession(id string) error {
+	pid := os.Getpid()
+	start, err := proc.StartTime(pid)
+	if err != nil {
+		return nil // no /proc or sysctl answer: the registry is all there is
+	}
+	b, _ := json.Marshal(claim{Pid: pid, ProcStart: start})
+	dir := filepath.Dir(a.claimPath(id))
+	if err := fsutil.MkdirPrivate(dir); err != nil {
+		return err
+	}
+	return fsutil.WriteAtomic(a.claimPath(id), b, fsutil.FilePerm)
+}
+
+// claimedBy is the pid of a live process that claimed session id, or 0.
+func (a *app) claimedBy(id string) int {
+	b, err := fsutil.ReadRegular(a.claimPath(id))
+	if err != nil {
+		return 0
+	}
+	var c claim
+	if json.Unmarshal(b, &c) != nil || c.Pid <= 0 || c.Pid == os.Getpid() {
+		return 0
+	}
+	if start, err := proc.StartTime(c.Pid); err != nil || start != c.ProcStart {
+		return 0
+	}
+	return c.Pid
+}
+
+// holdForResume is a resume's side of the race with archive and rm: under
+// the moves lock it checks that the session is still in Claude Code's tree
+// (restoring it from the archive if a run moved it meanwhile) and leaves
+// its claim. The lock goes with the exec (it is close-on-exec).
+func (a *app) holdForResume(ctx context.Context, s *harness.Session) (*harness.Session, func(), error) {
+	fp := a.forgectlPaths()
+	if err := fsutil.MkdirPrivate(fp.Root); err != nil {
+		return s, func() {}, nil // forgectl keeps no stores here: nothing moves sessions
+	}
+	l, err := fsutil.TryLock(fp.MovesLock())
+	if errors.Is(err, fsutil.ErrLocked) {
+		a.notef("waiting for an archive, rm or restore run to finish")
+		l, err = fsutil.LockWait(fp.MovesLock(), 10*time.Minute)
+	}
+	if err != nil {
+		a.errorf("cannot lock %s: %v", fp.MovesLock(), err)
+		return nil, nil, exit(exitcode.Failed)
+	}
+	release := func() { l.Unlock() }
+	if _, err := os.Lstat(s.Transcript); err != nil && a.store(archiveKind).Has(s.ID) {
+		release()
+		a.notef("session %s was archived meanwhile; restoring it", s.ID)
+		back, err := a.restoreForResume(ctx, s)
+		if err != nil {
+			return nil, nil, err
+		}
+		return a.holdForResume(ctx, back)
+	}
+	if err := a.claimSession(s.ID); err != nil {
+		a.warnf("cannot record this resume for archive runs: %v", err)
+	}
+	return s, release, nil
 }

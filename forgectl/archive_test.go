@@ -1,0 +1,449 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"forgectl.dev/forgectl/internal/render"
+	"forgectl.dev/forgectl/internal/vault"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fileState is what a round trip must give back: each file's and folder's
+// mode and mtime, and each file's SHA-256.
+type fileState struct {
+	Mode  fs.FileMode
+	Mtime time.Time
+	SHA   string
+}
+
+// snapshotTree records every path under roots (those that exist).
+func snapshotTree(t *testing.T, roots ...string) map[string]fileState {
+	t.Helper()
+	out := map[string]fileState{}
+	for _, r := range roots {
+		filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			fi, err := os.Lstat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := fileState{Mode: fi.Mode(), Mtime: fi.ModTime()}
+			if fi.Mode().IsRegular() {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum := sha256.Sum256(b)
+				st.SHA = hex.EncodeToString(sum[:])
+			}
+			out[p] = st
+			return nil
+		})
+	}
+	return out
+}
+
+// fullSession writes a session with every kind of file that moves with it,
+// with modes and mtimes of their own.
+type fullSession struct {
+	id, transcript string
+	roots          []string
+}
+
+func (h *testHome) fullSession(id, repo, title string, age time.Duration) fullSession {
+	h.t.Helper()
+	cwd := h.repo(repo)
+	h.session(id, cwd, "main", "work on "+repo, title, age)
+	tr := ""
+	filepath.WalkDir(filepath.Join(h.claude, "projects"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == id+".jsonl" {
+			tr = p
+		}
+		return nil
+	})
+	if tr == "" {
+		h.t.Fatal("no transcript written")
+	}
+	old := time.Now().Add(-age).Truncate(time.Millisecond)
+	write := func(p string, body string, mode fs.FileMode) {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+			h.t.Fatal(err)
+		}
+		os.Chmod(p, mode)
+		os.Chtimes(p, old, old)
+	}
+	side := strings.TrimSuffix(tr, ".jsonl")
+	write(filepath.Join(side, "custom-title.json"), `{"customTitle":"`+title+`"}`, 0o600)
+	write(filepath.Join(side, "subagents", "agent-1.jsonl"), `{"type":"user"}`+"\n", 0o640)
+	tasks := filepath.Join(h.claude, "tasks", id)
+	write(filepath.Join(tasks, "1.json"), `{"id":"1","subject":"x","status":"pending"}`, 0o644)
+	write(filepath.Join(tasks, ".highwatermark"), "1", 0o644)
+	fh := filepath.Join(h.claude, "file-history", id)
+	write(filepath.Join(fh, "abc@v1"), "old file body", 0o600)
+	env := filepath.Join(h.claude, "session-env", id)
+	write(filepath.Join(env, "sessionstart-hook-0.sh"), "export X=1\n", 0o700)
+	snap := filepath.Join(h.fc, "resume-sessions", id+".json")
+	write(snap, `{"session_id":"`+id+`"}`, 0o600)
+	for _, d := range []string{filepath.Join(side, "subagents"), side, tasks, fh, env} {
+		os.Chtimes(d, old, old)
+	}
+	return fullSession{id: id, transcript: tr, roots: []string{tr, side, tasks, fh, env, snap}}
+}
+
+func lsJSON(t *testing.T, h *testHome, args ...string) []render.SessionJSON {
+	t.Helper()
+	r := h.run(append([]string{"resume", "ls", "--json"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("ls %v: exit %d\n%s", args, r.code, r.stderr)
+	}
+	var out []render.SessionJSON
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("ls --json: %v\n%s", err, r.stdout)
+	}
+	return out
+}
+
+func countID(rows []render.SessionJSON, id string) (n int, reason string) {
+	for _, r := range rows {
+		if r.SessionID == id {
+			n++
+			reason = r.HiddenReason
+		}
+	}
+	return n, reason
+}
+
+func gone(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s is still there", p)
+		}
+	}
+}
+
+const (
+	idA = "aaaaaaaa-1111-4000-8000-000000000001"
+	idB = "bbbbbbbb-2222-4000-8000-000000000002"
+	idC = "cccccccc-3333-4000-8000-000000000003"
+)
+
+func TestArchiveRoundTripIsByteModeAndMtimeIdentical(t *testing.T) {
+	h := newHome(t)
+	s := h.fullSession(idA, "api", "Login work", 40*24*time.Hour)
+	other := h.fullSession(idB, "web", "Dark mode", time.Hour)
+	before := snapshotTree(t, s.roots...)
+	otherBefore := snapshotTree(t, other.roots...)
+
+	r := h.run("resume", "archive", idA)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != idA {
+		t.Fatalf("archive: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	gone(t, s.roots...)
+	if diff := cmp.Diff(otherBefore, snapshotTree(t, other.roots...)); diff != "" {
+		t.Errorf("another session changed (-before +after):\n%s", diff)
+	}
+	// The store is private, and its manifest has every file's facts.
+	dir := filepath.Join(h.fc, "resume-archive")
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		fi, _ := os.Lstat(p)
+		if want := fs.FileMode(0o700); d.IsDir() && fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		} else if !d.IsDir() && fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, want 0600", p, fi.Mode().Perm())
+		}
+		return nil
+	})
+	m, err := (&vault.Store{Dir: dir}).Manifest(idA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.State != vault.Stored || len(m.Files) != len(before) {
+		t.Fatalf("manifest: state %q, %d files; want stored, %d", m.State, len(m.Files), len(before))
+	}
+	for _, f := range m.Files {
+		b := before[f.Path]
+		if fs.FileMode(f.Mode).Perm() != b.Mode.Perm() || f.MtimeNs != b.Mtime.UnixNano() || f.SHA256 != b.SHA {
+			t.Errorf("manifest entry %s = %+v, the file was %+v", f.Path, f, b)
+		}
+	}
+
+	// Listed once, as archived, only where asked for.
+	if n, _ := countID(lsJSON(t, h), idA); n != 0 {
+		t.Errorf("plain ls lists the archived session %d times", n)
+	}
+	if n, reason := countID(lsJSON(t, h, "--all"), idA); n != 1 || reason != "archived" {
+		t.Errorf("ls --all: %d rows, hidden_reason %q; want 1, archived", n, reason)
+	}
+	arch := lsJSON(t, h, "--archived")
+	if len(arch) != 1 || arch[0].SessionID != idA || arch[0].Name != "Login work" || arch[0].Transcript != s.transcript {
+		t.Errorf("ls --archived = %+v", arch)
+	}
+
+	r = h.run("resume", "unarchive", "--keep-mtime", idA)
+	if r.code != 0 {
+		t.Fatalf("unarchive: exit %d\n%s", r.code, r.stderr)
+	}
+	if diff := cmp.Diff(before, snapshotTree(t, s.roots...)); diff != "" {
+		t.Errorf("round trip changed files (-before +after):\n%s", diff)
+	}
+	if n, reason := countID(lsJSON(t, h, "--all"), idA); n != 1 || reason != "" {
+		t.Errorf("after unarchive ls --all: %d rows, hidden_reason %q", n, reason)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != "restored" {
+		t.Errorf("the archive still holds %v", ents)
+	}
+}
+
+func TestUnarchiveGivesTheSweptFilesAFreshMtimeAndKeepsTheOriginal(t *testing.T) {
+	h := newHome(t)
+	s := h.fullSession(idA, "api", "Login work", 40*24*time.Hour)
+	before := snapshotTree(t, s.roots...)
+	if r := h.run("resume", "archive", idA); r.code != 0 {
+		t.Fatalf("archive: %d\n%s", r.code, r.stderr)
+	}
+	start := time.Now().Add(-time.Second)
+	if r := h.run("resume", "unarchive", idA); r.code != 0 {
+		t.Fatalf("unarchive: %d\n%s", r.code, r.stderr)
+	}
+	after := snapshotTree(t, s.roots...)
+	fresh := map[string]bool{s.transcript: true, s.roots[2]: true, s.roots[3]: true, s.roots[4]: true}
+	for p, b := range before {
+		a := after[p]
+		if a.SHA != b.SHA || a.Mode != b.Mode {
+			t.Errorf("%s: content or mode changed: %+v -> %+v", p, b, a)
+		}
+		switch {
+		case fresh[p] && a.Mtime.Before(start):
+			t.Errorf("%s: mtime %v, want the restore's time (the sweep deletes by it)", p, a.Mtime)
+		case !fresh[p] && !a.Mtime.Equal(b.Mtime):
+			t.Errorf("%s: mtime %v, want the original %v", p, a.Mtime, b.Mtime)
+		}
+	}
+	// The kept manifest holds the original mtime.
+	kept, _ := filepath.Glob(filepath.Join(h.fc, "resume-archive", "restored", idA+"-*.json"))
+	if len(kept) != 1 {
+		t.Fatalf("kept manifests: %v", kept)
+	}
+	b, _ := os.ReadFile(kept[0])
+	var m vault.Manifest
+	if err := json.Unmarshal(b, &m); err != nil || m.Files[0].MtimeNs != before[s.transcript].Mtime.UnixNano() || m.Restored == nil {
+		t.Errorf("kept manifest %s: %v, transcript mtime %d, want %d", kept[0], err, m.Files[0].MtimeNs, before[s.transcript].Mtime.UnixNano())
+	}
+}
+
+func TestArchiveRefusals(t *testing.T) {
+	h := newHome(t)
+	a := h.fullSession(idA, "api", "Login work", time.Hour)
+	b := h.fullSession(idB, "api", "Rate limit", 2*time.Hour)
+	h.fullSession(idC, "web", "Dark mode", 3*time.Hour)
+	before := snapshotTree(t, append(a.roots, b.roots...)...)
+	pid := h.live(idA)
+
+	r := h.run("resume", "archive", idA)
+	if r.code != 2 || !strings.Contains(r.stderr, "pid "+itoa(pid)) {
+		t.Errorf("live: exit %d, want 2 naming pid %d\n%s", r.code, pid, r.stderr)
+	}
+	// Several sessions and no terminal: --yes is needed.
+	r = h.run("resume", "archive", idB, idC)
+	if r.code != 2 || !strings.Contains(r.stderr, "--yes") {
+		t.Errorf("several without --yes: exit %d\n%s", r.code, r.stderr)
+	}
+	r = h.run("resume", "archive", "--dry-run", "--older-than", "90m", "api")
+	if r.code != 0 || !strings.Contains(r.stdout, "would archive "+idB) || strings.Contains(r.stdout, idA) ||
+		!strings.Contains(r.stdout, b.transcript) || !strings.Contains(r.stdout, "total: 1 sessions, 13 files, 582 bytes") {
+		t.Errorf("dry run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = h.run("resume", "archive", "--older-than", "soon")
+	if r.code != 2 || !strings.Contains(r.stderr, "--older-than") {
+		t.Errorf("bad duration: exit %d\n%s", r.code, r.stderr)
+	}
+	r = h.run("resume", "archive", "nothing-like-it")
+	if r.code != 1 {
+		t.Errorf("no match: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := h.run("resume", "archive"); r.code != 2 {
+		t.Errorf("no selection: exit %d\n%s", r.code, r.stderr)
+	}
+	if diff := cmp.Diff(before, snapshotTree(t, append(a.roots, b.roots...)...)); diff != "" {
+		t.Errorf("a refused run changed files (-before +after):\n%s", diff)
+	}
+	// --yes takes both, the live one still refused.
+	r = h.run("resume", "archive", "--yes", "api")
+	if r.code != 2 {
+		t.Errorf("several with a live one: exit %d\n%s", r.code, r.stderr)
+	}
+	r = h.run("resume", "archive", "--yes", "--older-than", "90m", "api")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != idB {
+		t.Errorf("--older-than --yes: exit %d %q\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestArchiveEmptySelectsSessionsWithNoConversation(t *testing.T) {
+	h := newHome(t)
+	h.fullSession(idA, "api", "Login work", time.Hour)
+	cwd := h.repo("api")
+	h.cc.Transcript(cwd, idB, time.Now().Add(-time.Hour), `{"type":"permission-mode","permissionMode":"default","sessionId":"`+idB+`"}`)
+	r := h.run("resume", "archive", "--empty")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != idB {
+		t.Fatalf("--empty: exit %d %q\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestUnarchiveRefusesATranscriptThatReappeared(t *testing.T) {
+	h := newHome(t)
+	s := h.fullSession(idA, "api", "Login work", time.Hour)
+	if r := h.run("resume", "archive", idA); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	os.WriteFile(s.transcript, []byte(`{"type":"user","new":true}`+"\n"), 0o600)
+	again := snapshotTree(t, s.roots...)
+	r := h.run("resume", "unarchive", idA)
+	if r.code != 2 || !strings.Contains(r.stderr, s.transcript) || !strings.Contains(r.stderr, "hint:") {
+		t.Errorf("exit %d, want 2 naming the transcript\n%s", r.code, r.stderr)
+	}
+	if diff := cmp.Diff(again, snapshotTree(t, s.roots...)); diff != "" {
+		t.Errorf("the refused restore changed files:\n%s", diff)
+	}
+	if err := (&vault.Store{Dir: filepath.Join(h.fc, "resume-archive")}).Verify(idA); err != nil {
+		t.Errorf("the archived copy is damaged after a refused restore: %v", err)
+	}
+}
+
+func TestArchiveDamageIsReportedWithTheSessionNamed(t *testing.T) {
+	h := newHome(t)
+	a := h.fullSession(idA, "api", "Login work", time.Hour)
+	b := h.fullSession(idB, "web", "Dark mode", time.Hour)
+	if r := h.run("resume", "archive", "--yes", idA, idB); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	dir := filepath.Join(h.fc, "resume-archive")
+	// A truncated manifest, and the index gone so it must be read.
+	man := filepath.Join(dir, idA, "manifest.json")
+	body, _ := os.ReadFile(man)
+	os.WriteFile(man, body[:len(body)/2], 0o600)
+	os.Remove(filepath.Join(dir, "index.jsonl"))
+	// A stored file missing.
+	os.Remove(filepath.Join(dir, idB, "files", "0.zst"))
+
+	r := h.run("resume", "ls", "--archived", "--json")
+	if r.code != 0 || !strings.Contains(r.stderr, idA) || !strings.Contains(r.stderr, "hint:") || !strings.Contains(r.stdout, idB) {
+		t.Errorf("ls --archived: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = h.run("resume", "unarchive", idB)
+	if r.code != 1 || !strings.Contains(r.stderr, idB) || !strings.Contains(r.stderr, "missing") || !strings.Contains(r.stderr, "hint:") {
+		t.Errorf("unarchive with a stored file missing: exit %d\n%s", r.code, r.stderr)
+	}
+	gone(t, b.transcript) // nothing half restored
+	r = h.run("resume", "unarchive", idA)
+	if r.code != 1 || !strings.Contains(r.stderr, idA) {
+		t.Errorf("unarchive of a damaged manifest: exit %d\n%s", r.code, r.stderr)
+	}
+	gone(t, a.transcript)
+	// A garbage index line is reported and the rows still come from the manifests.
+	os.WriteFile(filepath.Join(dir, "index.jsonl"), []byte("{not json\n"), 0o600)
+	r = h.run("resume", "ls", "--archived")
+	if r.code != 0 || !strings.Contains(r.stdout, idB) || !strings.Contains(r.stderr, "index") {
+		t.Errorf("damaged index: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestResumeAnArchivedSessionRestoresThenResumes(t *testing.T) {
+	h := newHome(t)
+	s := h.fullSession(idA, "api", "Login work", 40*24*time.Hour)
+	before := snapshotTree(t, s.roots...)
+	if r := h.run("resume", "archive", idA); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r := h.run("resume", "--dry-run", idA)
+	if r.code != 0 || !strings.Contains(r.stdout, "archived: would be restored") {
+		t.Errorf("dry run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	gone(t, s.transcript)
+	start := time.Now().Add(-time.Second)
+	r = h.run("resume", idA)
+	if r.code != 0 || r.exec == nil || !strings.Contains(strings.Join(r.exec.argv, " "), "--resume "+idA) {
+		t.Fatalf("resume: exit %d, exec %+v\n%s", r.code, r.exec, r.stderr)
+	}
+	after := snapshotTree(t, s.roots...)
+	for p, b := range before {
+		if after[p].SHA != b.SHA || after[p].Mode != b.Mode {
+			t.Errorf("%s not restored whole", p)
+		}
+	}
+	if after[s.transcript].Mtime.Before(start) {
+		t.Errorf("the resumed transcript keeps mtime %v: the next sweep would delete it", after[s.transcript].Mtime)
+	}
+	if n, _ := countID(lsJSON(t, h, "--all"), idA); n != 1 {
+		t.Errorf("listed %d times after the resume", n)
+	}
+}
+
+func TestRmTrashRestoreAndEmpty(t *testing.T) {
+	h := newHome(t)
+	s := h.fullSession(idA, "api", "Login work", time.Hour)
+	arch := h.fullSession(idB, "web", "Dark mode", time.Hour)
+	hist := filepath.Join(h.claude, "history.jsonl")
+	os.WriteFile(hist, []byte(`{"display":"work on api","sessionId":"`+idA+`","timestamp":1}`+"\n"), 0o600)
+	histBefore := snapshotTree(t, hist)
+	before := snapshotTree(t, s.roots...)
+
+	if r := h.run("resume", "rm", "--help"); !strings.Contains(r.stdout, "history.jsonl") {
+		t.Errorf("rm --help does not say history.jsonl is left alone")
+	}
+	if r := h.run("resume", "rm", idA); r.code != 0 || strings.TrimSpace(r.stdout) != idA {
+		t.Fatalf("rm: exit %d\n%s", r.code, r.stderr)
+	}
+	gone(t, s.roots...)
+	if n, _ := countID(lsJSON(t, h, "--all"), idA); n != 0 {
+		t.Errorf("a trashed session is listed by ls --all")
+	}
+	// An archived session moves from the archive to the trash.
+	if r := h.run("resume", "archive", idB); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := h.run("resume", "rm", idB); r.code != 0 {
+		t.Fatalf("rm of an archived session: exit %d\n%s", r.code, r.stderr)
+	}
+	if n, _ := countID(lsJSON(t, h, "--all"), idB); n != 0 {
+		t.Errorf("a trashed archived session is still listed")
+	}
+	r := h.run("resume", "trash", "list", "--json")
+	var listed []trashedJSON
+	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil || len(listed) != 2 {
+		t.Fatalf("trash list --json: %v\n%s%s", err, r.stdout, r.stderr)
+	}
+	if r := h.run("resume", "trash", "restore", idA, "--keep-mtime"); r.code != 0 {
+		t.Fatalf("trash restore: exit %d\n%s", r.code, r.stderr)
+	}
+	if diff := cmp.Diff(before, snapshotTree(t, s.roots...)); diff != "" {
+		t.Errorf("rm + trash restore changed files:\n%s", diff)
+	}
+	if r := h.run("resume", "trash", "empty"); r.code != 2 {
+		t.Errorf("trash empty without a terminal or --yes: exit %d", r.code)
+	}
+	if r := h.run("resume", "trash", "empty", "--older-than", "1h", "--yes"); r.code != 0 || r.stdout != "" {
+		t.Errorf("trash empty --older-than 1h deleted %q", r.stdout)
+	}
+	if r := h.run("resume", "trash", "empty", "--yes"); r.code != 0 || strings.TrimSpace(r.stdout) != idB {
+		t.Errorf("trash empty: exit %d %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	gone(t, arch.roots...)
+	if diff := cmp.Diff(histBefore, snapshotTree(t, hist)); diff != "" {
+		t.Errorf("history.jsonl changed:\n%s", diff)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
