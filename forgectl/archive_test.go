@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/vault"
+	"forgectl.dev/shared/proc"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -447,3 +449,42 @@ func TestRmTrashRestoreAndEmpty(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// A resume leaves a claim before it execs claude, which registers only
+// once it has started: an archive run in that gap must see the session as
+// running. Here the claim is a real process that never registers.
+func TestArchiveRefusesASessionAResumeHasClaimed(t *testing.T) {
+	h := newHome(t)
+	s := h.fullSession(idA, "api", "Login work", time.Hour)
+	if r := h.run("resume", idA); r.code != 0 || r.exec == nil {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(h.fc, "resume-claims", idA+".json"))
+	var c claim
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Pid != os.Getpid() || c.ProcStart == "" {
+		t.Fatalf("the resume left no claim naming itself: %v %s", err, b)
+	}
+	// Claimed by another live process: refused, naming it.
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
+	start, err := proc.StartTime(sleeper.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(claim{Pid: sleeper.Process.Pid, ProcStart: start})
+	os.WriteFile(filepath.Join(h.fc, "resume-claims", idA+".json"), b, 0o600)
+	r := h.run("resume", "archive", idA)
+	if r.code != 2 || !strings.Contains(r.stderr, "pid "+strconv.Itoa(sleeper.Process.Pid)) {
+		t.Errorf("archive of a claimed session: exit %d\n%s", r.code, r.stderr)
+	}
+	// A claim whose pid was reused (another start time) is stale.
+	b, _ = json.Marshal(claim{Pid: sleeper.Process.Pid, ProcStart: start + "0"})
+	os.WriteFile(filepath.Join(h.fc, "resume-claims", idA+".json"), b, 0o600)
+	if r := h.run("resume", "archive", idA); r.code != 0 {
+		t.Errorf("archive with a stale claim: exit %d\n%s", r.code, r.stderr)
+	}
+	gone(t, s.transcript)
+}

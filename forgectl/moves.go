@@ -490,6 +490,12 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 			m.Add(s)
 		}
 		hits, _ := m.Hits()
+		if len(hits) == 0 && a.walkedIDs(ctx)[strings.ToLower(strings.TrimSpace(f))] {
+			// Restored already: by an earlier run, or by the recovery
+			// of one that was killed.
+			a.notef("session %s is not in the %s: it is in Claude Code's tree", strings.TrimSpace(f), st.Kind)
+			continue
+		}
 		if len(hits) == 0 {
 			a.errorf("no session in the %s matches %s", st.Kind, msg.Quoted(f))
 			a.hintf("'%s' lists what it holds", cmd)

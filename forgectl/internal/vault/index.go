@@ -239,7 +239,7 @@ func (s *Store) Recover() (done []string, problems []error) {
 			done = append(done, "session "+id+": finished an interrupted move into the "+s.Kind)
 		case Restoring:
 			removeTemps(m)
-			if err := s.writeBack(m, dec, s.entry(id), false, nil); err != nil {
+			if err := s.writeBack(m, dec, s.entry(id), false, &RestoreOptions{KeepMtime: m.KeepMtime}); err != nil {
 				problems = append(problems, err)
 				continue
 			}

@@ -80,6 +80,9 @@ type Manifest struct {
 	Harness   string    `json:"harness"`
 	State     string    `json:"state"`
 	At        time.Time `json:"at"` // when it was stored
+	// KeepMtime is the restore's choice (RestoreOptions), journalled so
+	// that a restore finished by Recover makes the same one.
+	KeepMtime bool `json:"keep_mtime,omitempty"`
 	// Restored is when a restore finished (restored/ manifests only).
 	Restored *time.Time `json:"restored,omitempty"`
 	// Files, each directory before what it holds.

@@ -149,6 +149,11 @@ func (s *Store) Put(m *Manifest, safe func() error) (err error) {
 		return err
 	}
 	m.Format, m.Kind, m.State, m.At = Format, s.Kind, Copying, s.Now().UTC()
+	for i := range m.Files {
+		if m.Files[i].Type == "file" {
+			m.Files[i].Stored = filepath.Join("files", strconv.Itoa(i)+".zst")
+		}
+	}
 	if err := writeManifest(dir, m); err != nil {
 		return err
 	}
@@ -164,7 +169,6 @@ func (s *Store) Put(m *Manifest, safe func() error) (err error) {
 		if f.Type != "file" {
 			continue
 		}
-		f.Stored = filepath.Join("files", strconv.Itoa(i)+".zst")
 		if err := storeFile(enc, f, filepath.Join(dir, f.Stored)); err != nil {
 			return err
 		}
@@ -411,7 +415,7 @@ func (s *Store) Restore(id string, o RestoreOptions) (*Manifest, error) {
 			return nil, &ConflictError{SessionID: id, Path: f.Path}
 		}
 	}
-	m.State = Restoring
+	m.State, m.KeepMtime = Restoring, o.KeepMtime
 	if err := writeManifest(dir, m); err != nil {
 		return nil, err
 	}
