@@ -488,3 +488,28 @@ func TestArchiveRefusesASessionAResumeHasClaimed(t *testing.T) {
 	}
 	gone(t, s.transcript)
 }
+
+func TestSearchFindsAnArchivedSessionByItsText(t *testing.T) {
+	h := newHome(t)
+	h.fullSession(idA, "api", "Login work", time.Hour)
+	h.fullSession(idB, "web", "Dark mode", time.Hour)
+	// The index exists (a search ran), then the session is archived.
+	if r := h.run("resume", "search", "work", "on", "api"); r.code != 0 || !strings.Contains(r.stdout, idA) {
+		t.Fatalf("search before: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := h.run("resume", "archive", idA); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := h.run("resume", "search", "work", "on", "api"); r.code != 1 || strings.Contains(r.stdout, idA) || !strings.Contains(r.stderr, "--all") {
+		t.Errorf("search without --all shows an archived session: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, flag := range []string{"--all", "--archived"} {
+		r := h.run("resume", "search", flag, "work", "on", "api")
+		if r.code != 0 || !strings.Contains(r.stdout, idA) {
+			t.Errorf("search %s: exit %d\n%s%s", flag, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := h.run("resume", "search", "--archived", "web"); r.code != 1 {
+		t.Errorf("search --archived found a session that is not archived: exit %d\n%s", r.code, r.stdout)
+	}
+}

@@ -41,6 +41,7 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 	all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
 	limit := fs.Int("limit", 0, "print at most N sessions (0: all)")
 	verbose := fs.Bool("verbose", false, "report files that could not be read and what the index did")
+	archived := fs.Bool("archived", false, "only archived sessions (see 'resume archive --help')")
 	return func(ctx context.Context, args []string) error {
 		if *limit < 0 {
 			a.errorf("--limit must not be negative")
@@ -52,9 +53,18 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		if err != nil {
 			return err
 		}
-		found, err := a.searchSessions(ctx, q, *all, *verbose)
+		found, err := a.searchSessions(ctx, q, *all || *archived, *verbose)
 		if err != nil {
 			return err
+		}
+		if *archived {
+			kept := found.idx[:0]
+			for _, i := range found.idx {
+				if found.list[i].HiddenReason == archivedReason {
+					kept = append(kept, i)
+				}
+			}
+			found.idx = kept
 		}
 		if *limit > 0 && len(found.idx) > *limit {
 			found.idx = found.idx[:*limit]
@@ -124,7 +134,12 @@ func (a *app) rawSearch(ctx context.Context, q search.Query) (search.Result, err
 }
 
 func (a *app) searchOptions() search.Options {
-	return search.Options{Harness: a.harness(), Dir: filepath.Join(a.forgectlPaths().Cache(), "search")}
+	opt := search.Options{Harness: a.harness(), Dir: filepath.Join(a.forgectlPaths().Cache(), "search")}
+	// The archive's transcripts keep their entries while they are away.
+	if paths := a.archivedTranscripts(); len(paths) > 0 {
+		opt.Keep = func(p string) bool { return paths[p] }
+	}
+	return opt
 }
 
 // searchSessions runs the search, then lists just the sessions it found
@@ -160,6 +175,17 @@ func (a *app) searchSessions(ctx context.Context, q search.Query, all, verbose b
 	})
 	if lerr != nil {
 		return found{}, lerr
+	}
+	// A hit in an archived transcript is the archive's row (hidden, so
+	// shown with --all or --archived).
+	listedPaths := make(map[string]bool, len(listed))
+	for i := range listed {
+		listedPaths[listed[i].Transcript] = true
+	}
+	for _, s := range a.archivedRows(ctx, nil) {
+		if _, hit := res.Hits[s.Transcript]; hit && !listedPaths[s.Transcript] {
+			listed = append(listed, *s)
+		}
 	}
 	if verbose {
 		for _, p := range res.Problems {
@@ -418,6 +444,12 @@ FLAGS
   --json      print a JSON array (see below); [] when nothing matches
               (exit 1), as 'resume ls --json' prints
   --all       include hidden sessions (print-mode, sidechains, continued)
+              and archived ones
+  --archived  only archived sessions. An archived session's text stays in
+              the index while its transcript is in the archive ('resume
+              archive' brings an existing index up to date before it
+              moves anything); one archived before the index was first
+              built is found by name (ls --archived), not by its text.
   --limit N   print at most N sessions, the newest (0: all)
   --verbose   report transcripts that could not be read, and what the index did
   Flags may come after the words. A word that starts with "-" is a flag

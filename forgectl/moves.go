@@ -16,6 +16,7 @@ import (
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
+	"forgectl.dev/forgectl/internal/search"
 	"forgectl.dev/forgectl/internal/vault"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/fsutil"
@@ -584,7 +585,26 @@ func parseAge(s string) (time.Duration, error) {
 // keepSearchText brings search's index up to date before sessions move,
 // so the text of an archived session stays searchable (search keeps the
 // entries of the archive's transcripts).
-func (a *app) keepSearchText(ctx context.Context) {}
+func (a *app) keepSearchText(ctx context.Context) {
+	if err := search.Update(ctx, a.searchOptions()); err != nil {
+		a.warnf("cannot bring the search index up to date: %v", err)
+		a.hintf("the sessions still move; 'forgectl resume search' finds an archived one by its text only once its text is in the index")
+	}
+}
+
+// archivedTranscripts are the original paths of the archive's transcripts.
+func (a *app) archivedTranscripts() map[string]bool {
+	st := a.store(archiveKind)
+	if _, err := os.Lstat(st.Dir); err != nil {
+		return nil
+	}
+	ents, _ := st.Entries()
+	out := make(map[string]bool, len(ents))
+	for _, e := range ents {
+		out[e.Transcript] = true
+	}
+	return out
+}
 
 // restoreForResume restores an archived session so that claude can
 // resume it, and lists it again from its restored transcript. The

@@ -43,6 +43,10 @@ type Options struct {
 	// for as long as it is a temp file (interrupt.OnExit, bound to the
 	// command's context): a second Ctrl-C ends the process mid-build.
 	OnExit func(cleanup func()) (remove func())
+	// Keep says the entry of a transcript the walk no longer finds stays
+	// in the index as it is: one forgectl moved into its archive, whose
+	// text stays searchable while its file is away.
+	Keep func(path string) bool
 }
 
 // maxSegments and the dead-record share bound how fragmented the index may
@@ -156,7 +160,7 @@ func update(ctx context.Context, opt Options, st *Stats) (*index, []error, error
 		ix.close()
 		return nil, nil, err
 	}
-	p := ix.plan(files, st)
+	p := ix.plan(files, st, opt.Keep)
 	if len(p.jobs) == 0 && st.Removed == 0 {
 		return ix, problems, nil
 	}
@@ -201,7 +205,7 @@ type plan struct {
 	jobs []*job
 }
 
-func (ix *index) plan(files []fileRef, st *Stats) plan {
+func (ix *index) plan(files []fileRef, st *Stats, keep func(string) bool) plan {
 	old := make(map[string]*entry, len(ix.cat.Entries))
 	for i := range ix.cat.Entries {
 		old[ix.cat.Entries[i].Path] = &ix.cat.Entries[i]
@@ -216,8 +220,12 @@ func (ix *index) plan(files []fileRef, st *Stats) plan {
 			p.jobs = append(p.jobs, &job{f: f, old: e})
 		}
 	}
-	for path := range old {
-		if !seen[path] {
+	for path, e := range old {
+		switch {
+		case seen[path]:
+		case keep != nil && keep(path):
+			p.kept = append(p.kept, *e)
+		default:
 			st.Removed++
 		}
 	}
@@ -508,4 +516,25 @@ func lockIndex(opt Options) (*fsutil.Lock, error) {
 		return nil, fmt.Errorf("another search has held the index lock for %s", wait)
 	}
 	return l, err
+}
+
+// Update brings the index up to date without a query, if there is one:
+// what archive runs before it moves sessions, so their text is in the
+// index their entries are kept in. Without an index it builds none.
+func Update(ctx context.Context, opt Options) error {
+	if _, err := os.Lstat(filepath.Join(opt.Dir, "catalog")); err != nil {
+		return nil
+	}
+	lock, err := lockIndex(opt)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	var st Stats
+	ix, _, err := update(ctx, opt, &st)
+	if err != nil {
+		return err
+	}
+	ix.close()
+	return nil
 }
