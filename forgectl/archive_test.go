@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -511,5 +512,40 @@ func TestSearchFindsAnArchivedSessionByItsText(t *testing.T) {
 	}
 	if r := h.run("resume", "search", "--archived", "web"); r.code != 1 {
 		t.Errorf("search --archived found a session that is not archived: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+func TestPickerOffersArchivedSessionsWithAllOrArchived(t *testing.T) {
+	h := newHome(t)
+	s := h.fullSession(idA, "api", "Login work", time.Hour)
+	h.fullSession(idB, "web", "Dark mode", 2*time.Hour)
+	if r := h.run("resume", "archive", idA); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	plain := &fakePicker{choose: 0}
+	h.runWith(true, plain, nil, "resume")
+	if strings.Contains(strings.Join(plain.rows, "\n"), "Login work") {
+		t.Errorf("the plain picker offers the archived session:\n%s", strings.Join(plain.rows, "\n"))
+	}
+	look := &fakePicker{err: errors.New("look only")}
+	h.runWith(true, look, nil, "resume", "--all")
+	if !strings.Contains(strings.Join(look.rows, "\n"), "Login work") || !strings.Contains(strings.Join(look.rows, "\n"), "Dark mode") {
+		t.Errorf("resume --all does not offer both:\n%s", strings.Join(look.rows, "\n"))
+	}
+	p := &fakePicker{choose: 0}
+	r := h.runWith(true, p, nil, "resume", "--archived")
+	if len(p.rows) != 1 || !strings.Contains(p.rows[0], "Login work") {
+		t.Fatalf("resume --archived offers %q", p.rows)
+	}
+	if r.code != 0 || r.exec == nil || !strings.Contains(strings.Join(r.exec.argv, " "), "--resume "+idA) {
+		t.Fatalf("picking the archived session: exit %d %+v\n%s", r.code, r.exec, r.stderr)
+	}
+	if _, err := os.Stat(s.transcript); err != nil {
+		t.Errorf("picked and resumed, but not restored: %v", err)
+	}
+	all := &fakePicker{err: errors.New("look only")}
+	h.runWith(true, all, nil, "resume", "--all")
+	if n := strings.Count(strings.Join(all.rows, "\n"), "Login work"); n != 1 {
+		t.Errorf("resume --all offers the restored session %d times:\n%s", n, strings.Join(all.rows, "\n"))
 	}
 }

@@ -28,7 +28,8 @@ func resumeCommand() *command {
 		flags: func(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
 			fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
-			all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
+			all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains) and archived ones")
+			archived := fs.Bool("archived", false, "pick or match among the archived sessions only (restored, then resumed)")
 			verbose := fs.Bool("verbose", false, "report files that could not be read")
 			asJSON := fs.Bool("json", false, "with --dry-run: print one verdict object (see VERDICT)")
 			stopped := fs.Int("assume-stopped", 0, "with --dry-run: resolve as though live `pid` had exited")
@@ -36,8 +37,8 @@ func resumeCommand() *command {
 			return func(ctx context.Context, args []string) error {
 				searching := false
 				fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
-				o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose,
-					search: *query, searching: searching}
+				o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all || *archived, verbose: *verbose,
+					search: *query, searching: searching, archived: *archived}
 				if *asJSON || *stopped != 0 {
 					return a.resumeVerdict(ctx, o, *asJSON, *stopped)
 				}
@@ -50,6 +51,8 @@ func resumeCommand() *command {
 type resumeOpts struct {
 	filter                     string
 	dryRun, fork, all, verbose bool
+	// archived: only the archive's sessions (--archived).
+	archived bool
 	// search is --search's query; searching says the flag was given (an
 	// empty query is bad usage, not "no search").
 	search    string
@@ -355,6 +358,13 @@ FLAGS
               The only way into a running session. Snapshotted tasks are
               reported, not restored: a fork starts with an empty list.
   --all       include hidden sessions (print-mode, sidechains, continued)
+              and archived ones ('resume archive --help'); an exact id
+              finds an archived session without it
+  --archived  pick or match among the archived sessions only
+              An archived session is restored first ('resume unarchive
+              --help' says what that does to its mtimes), then resumed;
+              with --dry-run it is only reported ("archived: would be
+              restored from DIR first").
   --verbose   report transcripts and registry files that could not be read
   --json      with --dry-run: print one verdict object instead (VERDICT)
   --assume-stopped PID

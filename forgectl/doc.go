@@ -98,6 +98,13 @@
 //	              The only way into a running session. Snapshotted tasks are
 //	              reported, not restored: a fork starts with an empty list.
 //	  --all       include hidden sessions (print-mode, sidechains, continued)
+//	              and archived ones ('resume archive --help'); an exact id
+//	              finds an archived session without it
+//	  --archived  pick or match among the archived sessions only
+//	              An archived session is restored first ('resume unarchive
+//	              --help' says what that does to its mtimes), then resumed;
+//	              with --dry-run it is only reported ("archived: would be
+//	              restored from DIR first").
 //	  --verbose   report transcripts and registry files that could not be read
 //	  --json      with --dry-run: print one verdict object instead (VERDICT)
 //	  --assume-stopped PID

@@ -127,7 +127,9 @@ func (a *app) harness() harness.Harness {
 func (a *app) matching(ctx context.Context, o resumeOpts) ([]*harness.Session, error) {
 	m := match.New(o.filter, o.all)
 	_, err := a.list(ctx, listing{w: a.stderr, verbose: o.verbose, countTasks: true}, func(s *harness.Session) error {
-		m.Add(s)
+		if !o.archived {
+			m.Add(s)
+		}
 		return nil
 	})
 	if err != nil {

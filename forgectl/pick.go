@@ -56,13 +56,22 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 		rows := 0
 		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose}, func(s *harness.Session) error {
 			fam.Add(s) // a hidden parent is still named in a preview
-			if s.Hidden && !o.all {
+			if (s.Hidden && !o.all) || o.archived {
 				return nil
 			}
 			rows++
 			src.Append(pickItem{s: s, now: now, row: render.PickRow(now, s), h: a.harness(), kin: fam})
 			return nil
 		})
+		if err == nil && (o.all || o.archived) {
+			// The archive's rows come last: they are read from its index
+			// once the tree's are all there.
+			for _, s := range a.archivedRows(listCtx, nil) {
+				fam.Add(s)
+				rows++
+				src.Append(pickItem{s: s, now: now, row: render.PickRow(now, s), h: a.harness(), kin: fam})
+			}
+		}
 		switch {
 		case err != nil && listCtx.Err() == nil:
 			src.End(err)
@@ -113,6 +122,9 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 		return nil, exit(exitcode.Failed)
 	}
 	s := *pi.s
+	if s.HiddenReason == archivedReason && a.store(archiveKind).Has(s.ID) {
+		return &s, nil // restored, then resumed (resumeSession)
+	}
 	if gone := a.harness().Refresh(&s); gone {
 		a.errorf("session %s is no longer on disk (%s)", s.ID, s.Transcript)
 		a.hintf("run 'forgectl resume' again to pick from the sessions there are now")
