@@ -205,8 +205,11 @@ func TestArchiveRoundTripIsByteModeAndMtimeIdentical(t *testing.T) {
 	if n, reason := countID(lsJSON(t, h, "--all"), idA); n != 1 || reason != "" {
 		t.Errorf("after unarchive ls --all: %d rows, hidden_reason %q", n, reason)
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != "restored" {
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 || ents[0].Name() != ".pending" || ents[1].Name() != "restored" {
 		t.Errorf("the archive still holds %v", ents)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, ".pending")); len(ents) != 0 {
+		t.Errorf("a finished restore is still marked pending: %v", ents)
 	}
 }
 
@@ -337,7 +340,7 @@ func TestArchiveDamageIsReportedWithTheSessionNamed(t *testing.T) {
 	man := filepath.Join(dir, idA, "manifest.json")
 	body, _ := os.ReadFile(man)
 	os.WriteFile(man, body[:len(body)/2], 0o600)
-	os.Remove(filepath.Join(dir, "index.jsonl"))
+	os.Remove(filepath.Join(dir, "index.bin"))
 	// A stored file missing.
 	os.Remove(filepath.Join(dir, idB, "files", "0.zst"))
 
@@ -356,7 +359,7 @@ func TestArchiveDamageIsReportedWithTheSessionNamed(t *testing.T) {
 	}
 	gone(t, a.transcript)
 	// A garbage index line is reported and the rows still come from the manifests.
-	os.WriteFile(filepath.Join(dir, "index.jsonl"), []byte("{not json\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "index.bin"), []byte("FCTVAULT\x01garbage"), 0o600)
 	r = h.run("resume", "ls", "--archived")
 	if r.code != 0 || !strings.Contains(r.stdout, idB) || !strings.Contains(r.stderr, "index") {
 		t.Errorf("damaged index: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -3,6 +3,7 @@ package vault
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"forgectl.dev/shared/fsutil"
@@ -30,6 +32,34 @@ type Store struct {
 	// Crash is called at each named step of a move (see Steps): the
 	// test hook that kills the process there. Nil in most tests.
 	Crash func(step string)
+	// Pack turns a manifest's listing row into what the index keeps of
+	// it (see Entry.Packed); nil keeps no rows in the index.
+	Pack func(row json.RawMessage) ([]byte, error)
+
+	// codecs keeps a zstd encoder and decoder per worker: a new encoder
+	// allocates its tables, which for small sessions costs more than the
+	// compression.
+	codecs sync.Pool
+}
+
+type codec struct {
+	enc *zstd.Encoder
+	dec *zstd.Decoder
+}
+
+func (s *Store) codec() (*codec, error) {
+	if c, ok := s.codecs.Get().(*codec); ok {
+		return c, nil
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	return &codec{enc: enc, dec: dec}, nil
 }
 
 // Steps are the points Crash is called at, in order: an archive's, then a
@@ -158,11 +188,12 @@ func (s *Store) Put(m *Manifest, safe func() error) (err error) {
 		return err
 	}
 	s.crash("journal")
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	c, err := s.codec()
 	if err != nil {
 		return err
 	}
-	defer enc.Close()
+	defer s.codecs.Put(c)
+	enc, dec := c.enc, c.dec
 	n := 0
 	for i := range m.Files {
 		f := &m.Files[i]
@@ -180,11 +211,6 @@ func (s *Store) Put(m *Manifest, safe func() error) (err error) {
 		return err
 	}
 	s.crash("copied")
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return err
-	}
-	defer dec.Close()
 	for _, f := range m.Files {
 		if f.Type == "file" {
 			if err := checkStored(dec, m.SessionID, &f, filepath.Join(dir, f.Stored)); err != nil {
@@ -415,6 +441,11 @@ func (s *Store) Restore(id string, o RestoreOptions) (*Manifest, error) {
 			return nil, &ConflictError{SessionID: id, Path: f.Path}
 		}
 	}
+	// The index still lists the entry as stored: the pending mark is what
+	// tells Recover to look at its journal.
+	if err := s.markPending(id); err != nil {
+		return nil, err
+	}
 	m.State, m.KeepMtime = Restoring, o.KeepMtime
 	if err := writeManifest(dir, m); err != nil {
 		return nil, err
@@ -450,7 +481,24 @@ func (s *Store) finishRestore(m *Manifest) error {
 	}
 	syncDir(s.Dir)
 	s.crash("restore-done")
+	os.Remove(filepath.Join(s.Dir, ".pending", m.SessionID))
 	return nil
+}
+
+// markPending marks id's entry as being restored (see Recover).
+func (s *Store) markPending(id string) error {
+	dir := filepath.Join(s.Dir, ".pending")
+	if err := fsutil.MkdirPrivate(dir); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, id), os.O_WRONLY|os.O_CREATE|os.O_EXCL, fsutil.FilePerm)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if err == nil {
+		f.Close()
+	}
+	return syncDir(dir)
 }
 
 var errUnfinished = errors.New("a move of it did not finish; run the command again to finish it")
