@@ -171,6 +171,9 @@ bench: build
 	@echo
 	@echo "== resume search (tools/benchsearch)"
 	@(cd tools && go run ./benchsearch -bin $(BIN) -work $(CURDIR)/.bench)
+	@echo
+	@echo "== resume archive and unarchive (tools/bencharchive)"
+	@(cd tools && go run ./bencharchive -bin $(BIN) -work $(CURDIR)/.bench)
 
 bench-100k: build
 	@mkdir -p .bench

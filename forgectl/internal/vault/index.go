@@ -307,8 +307,22 @@ func (s *Store) Recover() (done []string, problems []error) {
 			done = append(done, "session "+id+": finished an interrupted restore")
 		}
 	}
-	if err := s.WriteIndex(); err != nil {
-		problems = append(problems, err)
+	// The index is rewritten only when it no longer says what the
+	// entries do: a restore of one session should not rewrite 10,000 rows
+	// twice.
+	stale := len(done) > 0 || len(indexed) != len(names)
+	if !stale {
+		for _, id := range names {
+			if _, ok := indexed[id]; !ok {
+				stale = true
+				break
+			}
+		}
+	}
+	if stale {
+		if err := s.WriteIndex(); err != nil {
+			problems = append(problems, err)
+		}
 	}
 	return done, problems
 }
