@@ -262,6 +262,17 @@ func (a *app) archivedRows(ctx context.Context, want func(id string) bool) []*ha
 	}
 	walked := a.walkedIDs(ctx)
 	rows := a.storedSessions(st, func(id string) bool { return !walked[id] && (want == nil || want(id)) })
+	// A parent exists when its transcript is in the tree or in the
+	// archive: the row was made by a listing that may not have seen it.
+	archived := make(map[string]bool, len(rows))
+	for _, s := range rows {
+		archived[s.ID] = true
+	}
+	for _, s := range rows {
+		if s.ParentID != "" {
+			s.ParentExists = walked[s.ParentID] || archived[s.ParentID] || st.Has(s.ParentID)
+		}
+	}
 	return rows
 }
 
@@ -283,7 +294,11 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 		return nil, exit(exitcode.Usage)
 	}
 	var all []*harness.Session
-	_, err := a.list(ctx, listing{w: a.stderr, countTasks: true}, func(s *harness.Session) error {
+	// Named by full ids (a script's form, and the benchmark's), only
+	// those transcripts are listed: the rest of the tree is stat'ed, not
+	// read.
+	l := listing{w: a.stderr, countTasks: true, paths: a.pathsOfIDs(ctx, sel)}
+	_, err := a.list(ctx, l, func(s *harness.Session) error {
 		all = append(all, s)
 		return nil
 	})
@@ -798,4 +813,49 @@ func (a *app) holdForResume(ctx context.Context, s *harness.Session) (*harness.S
 		a.warnf("cannot record this resume for archive runs: %v", err)
 	}
 	return s, release, nil
+}
+
+// pathsOfIDs are the transcripts of the sessions a selection names, when
+// it names them all by full id and nothing else; nil otherwise (list all).
+func (a *app) pathsOfIDs(ctx context.Context, sel selection) []string {
+	if len(sel.filters) == 0 {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, f := range sel.filters {
+		if !isFullID(f) {
+			return nil
+		}
+		want[strings.ToLower(f)+".jsonl"] = true
+	}
+	files, _, err := a.harness().Walk(ctx)
+	if err != nil {
+		return nil
+	}
+	paths := []string{}
+	for i := range files {
+		if want[files[i].Name] {
+			paths = append(paths, files[i].Path())
+		}
+	}
+	return paths
+}
+
+// isFullID says s is a whole session id: 36 characters, hex digits and
+// dashes at the UUID's places.
+func isFullID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if r != '-' {
+				return false
+			}
+		case !('0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F'):
+			return false
+		}
+	}
+	return true
 }
