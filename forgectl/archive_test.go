@@ -552,3 +552,35 @@ func TestPickerOffersArchivedSessionsWithAllOrArchived(t *testing.T) {
 		t.Errorf("resume --all offers the restored session %d times:\n%s", n, strings.Join(all.rows, "\n"))
 	}
 }
+
+// Lineage still links an archived session: a branch whose parent is
+// archived names a parent that exists, and ls --all --tree nests it.
+func TestLineageLinksArchivedSessions(t *testing.T) {
+	h := newHome(t)
+	lh := &lineageHome{e: &e2e{testHome: h}, repo: h.repo("api")}
+	lh.session(idA, "", "", time.Now().Add(-2*time.Hour))
+	lh.session(idB, idA, "branch", time.Now().Add(-time.Hour))
+	if r := h.run("resume", "archive", idA); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	for _, args := range [][]string{{"--all"}, {"--all", "--tree"}} {
+		rows := lsJSON(t, h, args...)
+		var child *render.SessionJSON
+		for i := range rows {
+			if rows[i].SessionID == idB {
+				child = &rows[i]
+			}
+		}
+		if args[len(args)-1] == "--tree" {
+			// The tree nests the child inside its parent's object.
+			r := h.run("resume", "ls", "--all", "--tree")
+			if !strings.Contains(r.stdout, "└─ "+idB) {
+				t.Errorf("ls --all --tree does not nest the branch under its archived parent:\n%s", r.stdout)
+			}
+			continue
+		}
+		if child == nil || child.ParentID != idA || !child.ParentExists {
+			t.Errorf("ls %v: the branch's parent %s (archived) does not exist: %+v", args, idA, child)
+		}
+	}
+}

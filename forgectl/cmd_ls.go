@@ -273,7 +273,8 @@ JSON (--json): an array ([] when empty) of objects with these fields
   parent_session_id string  the session this one was branched or forked from,
                             or continued after /clear; "" for none
   relation         string   branch | fork | clear | "" (see LINEAGE)
-  parent_exists    bool     the parent's transcript is still on disk (false
+  parent_exists    bool     the parent's transcript is still on disk, in
+                            Claude Code's tree or forgectl's archive (false
                             for a deleted one, whose id is still named)
 
 ` + exitcode.Table + `

@@ -257,7 +257,8 @@
 //	  parent_session_id string  the session this one was branched or forked from,
 //	                            or continued after /clear; "" for none
 //	  relation         string   branch | fork | clear | "" (see LINEAGE)
-//	  parent_exists    bool     the parent's transcript is still on disk (false
+//	  parent_exists    bool     the parent's transcript is still on disk, in
+//	                            Claude Code's tree or forgectl's archive (false
 //	                            for a deleted one, whose id is still named)
 //
 //	EXIT STATUS
@@ -377,7 +378,8 @@
 //	  parent_session_id string  the session this one was branched or forked from,
 //	                            or continued after /clear; "" for none
 //	  relation         string   branch | fork | clear | "" (see LINEAGE)
-//	  parent_exists    bool     the parent's transcript is still on disk (false
+//	  parent_exists    bool     the parent's transcript is still on disk, in
+//	                            Claude Code's tree or forgectl's archive (false
 //	                            for a deleted one, whose id is still named)
 //	and one more:
 //	  hits             array    the best matching messages, at most 5: those

@@ -47,6 +47,7 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 	}
 	fp := a.forgectlPaths()
 	broken := 0
+	archive := a.store(archiveKind)
 	st, err := sessions.List(ctx, sessions.Options{
 		Harness:   a.harness(),
 		IndexPath: filepath.Join(fp.Cache(), "transcripts.idx"),
@@ -57,6 +58,11 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 		if s.BrokenLines > 0 && l.verbose {
 			noteTo(l.w, "warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
 			broken++
+		}
+		// A parent moved into the archive still exists (one lstat, for
+		// the few rows whose parent the tree does not hold).
+		if s.ParentID != "" && !s.ParentExists && archive.Has(s.ParentID) {
+			s.ParentExists = true
 		}
 		return fn(s)
 	})
