@@ -584,3 +584,25 @@ func TestLineageLinksArchivedSessions(t *testing.T) {
 		}
 	}
 }
+
+// The store keeps regular files and folders: a session holding a symlink
+// (or a FIFO) is refused before anything moves, and nothing is followed.
+func TestArchiveRefusesASessionHoldingASymlink(t *testing.T) {
+	h := newHome(t)
+	s := h.fullSession(idA, "api", "Login work", time.Hour)
+	link := filepath.Join(strings.TrimSuffix(s.transcript, ".jsonl"), "tool-results")
+	if err := os.Symlink("/etc", link); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshotTree(t, s.roots...)
+	r := h.run("resume", "archive", idA)
+	if r.code != 1 || !strings.Contains(r.stderr, link) || !strings.Contains(r.stderr, "hint:") {
+		t.Errorf("exit %d\n%s", r.code, r.stderr)
+	}
+	if diff := cmp.Diff(before, snapshotTree(t, s.roots...)); diff != "" {
+		t.Errorf("a refused archive changed files:\n%s", diff)
+	}
+	if _, err := os.Lstat(filepath.Join(h.fc, "resume-archive", idA)); err == nil {
+		t.Errorf("a refused archive left an entry")
+	}
+}
