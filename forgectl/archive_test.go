@@ -606,3 +606,18 @@ func TestArchiveRefusesASessionHoldingASymlink(t *testing.T) {
 		t.Errorf("a refused archive left an entry")
 	}
 }
+
+func TestForkOfAnArchivedSessionRestoresItFirst(t *testing.T) {
+	h := newHome(t)
+	s := h.fullSession(idA, "api", "Login work", time.Hour)
+	if r := h.run("resume", "archive", idA); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r := h.run("resume", "--fork", idA)
+	if r.code != 0 || r.exec == nil || !strings.Contains(strings.Join(r.exec.argv, " "), "--resume "+idA+" --fork-session") {
+		t.Fatalf("fork: exit %d %+v\n%s", r.code, r.exec, r.stderr)
+	}
+	if _, err := os.Stat(s.transcript); err != nil {
+		t.Errorf("forked without restoring the transcript claude reads: %v", err)
+	}
+}

@@ -145,7 +145,7 @@ func (a *app) resumeSession(ctx context.Context, cfg *config.Config, proxyEnv []
 		a.verdict.found(s)
 	}
 	archived := s.HiddenReason == archivedReason
-	if archived && !o.dryRun && !o.fork {
+	if archived && !o.dryRun { // a fork reads the transcript too
 		// Restored first, then resumed as any other: the plan is made
 		// from the row the restored transcript lists as.
 		var err error
