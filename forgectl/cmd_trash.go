@@ -220,8 +220,9 @@ USAGE
 
 One line per trashed session, newest removal first: its id, how long ago it
 was trashed, its size, repo and title. With --json, an array ([] when empty)
-of the ls --json objects (see 'resume ls --help'), each with two more
-fields: trashed_at (RFC 3339 UTC) and stored_bytes (the compressed size).
+of the ls --json objects (see 'resume ls --help'; hidden is true and
+hidden_reason "trashed"), each with two more fields: trashed_at (RFC 3339
+UTC) and stored_bytes (the compressed size).
 Bare 'forgectl resume trash' is the same. See 'resume trash --help'.
 
 ` + exitcode.Table + `
