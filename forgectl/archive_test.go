@@ -363,6 +363,9 @@ func TestArchiveDamageIsReportedWithTheSessionNamed(t *testing.T) {
 		t.Errorf("unarchive with a stored file missing: exit %d\n%s", r.code, r.stderr)
 	}
 	gone(t, b.transcript) // nothing half restored
+	if ents, _ := os.ReadDir(filepath.Join(dir, ".pending")); len(ents) != 0 {
+		t.Errorf("a restore refused for a missing stored file is left pending: %v", ents)
+	}
 	r = h.run("resume", "unarchive", idA)
 	if r.code != 1 || !strings.Contains(r.stderr, idA) {
 		t.Errorf("unarchive of a damaged manifest: exit %d\n%s", r.code, r.stderr)

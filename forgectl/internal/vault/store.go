@@ -440,6 +440,11 @@ func (s *Store) Restore(id string, o RestoreOptions) (*Manifest, error) {
 		if same, exists := matches(f); exists && !same {
 			return nil, &ConflictError{SessionID: id, Path: f.Path}
 		}
+		// A stored copy that is gone is reported before the journal
+		// says a restore began: nothing is half restored for it.
+		if st, err := os.Lstat(filepath.Join(dir, f.Stored)); err != nil || !st.Mode().IsRegular() {
+			return nil, &DamagedError{SessionID: id, Path: filepath.Join(dir, f.Stored), Reason: "the stored copy of " + f.Path + " is missing"}
+		}
 	}
 	// The index still lists the entry as stored: the pending mark is what
 	// tells Recover to look at its journal.
