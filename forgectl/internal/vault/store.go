@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/fsutil"
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
@@ -105,8 +106,8 @@ func Collect(roots []Root) ([]File, error) {
 			}
 			return nil, &fs.PathError{Op: "lstat", Path: r.Path, Err: err}
 		}
-		if i == 0 && st.Mode&unix.S_IFMT != unix.S_IFREG {
-			return nil, fsutil.NotRegular(r.Path, st.Mode)
+		if i == 0 && uint32(st.Mode)&unix.S_IFMT != unix.S_IFREG {
+			return nil, fsutil.NotRegular(r.Path, uint32(st.Mode))
 		}
 		if err := collect(r.Path, &st, r.Fresh, &out); err != nil {
 			return nil, err
@@ -115,9 +116,9 @@ func Collect(roots []Root) ([]File, error) {
 	return out, nil
 }
 
-func collect(path string, st *unix.Stat_t, fresh bool, out *[]File) error {
-	f := File{Path: path, Mode: st.Mode & 0o7777, MtimeNs: st.Mtim.Nano(), Fresh: fresh}
-	switch st.Mode & unix.S_IFMT {
+func collect(path string, st *unix.Stat_t, isFresh bool, out *[]File) error {
+	f := File{Path: path, Mode: uint32(st.Mode) & 0o7777, MtimeNs: fresh.MtimeNs(st), Fresh: isFresh}
+	switch uint32(st.Mode) & unix.S_IFMT {
 	case unix.S_IFREG:
 		f.Type, f.Size = "file", st.Size
 		*out = append(*out, f)
@@ -126,7 +127,7 @@ func collect(path string, st *unix.Stat_t, fresh bool, out *[]File) error {
 		f.Type = "dir"
 		*out = append(*out, f)
 	default:
-		return fsutil.NotRegular(path, st.Mode)
+		return fsutil.NotRegular(path, uint32(st.Mode))
 	}
 	ents, err := fsutil.ReadDir(path)
 	if err != nil {
@@ -310,10 +311,10 @@ func unchanged(f *File) error {
 	if f.Type == "dir" {
 		want = unix.S_IFDIR
 	}
-	if st.Mode&unix.S_IFMT != want {
+	if uint32(st.Mode)&unix.S_IFMT != want {
 		return fmt.Errorf("%s: %w (it is no longer a %s)", f.Path, ErrChanged, f.Type)
 	}
-	if f.Type == "file" && (st.Size != f.Size || st.Mtim.Nano() != f.MtimeNs) {
+	if f.Type == "file" && (st.Size != f.Size || fresh.MtimeNs(&st) != f.MtimeNs) {
 		return fmt.Errorf("%s: %w", f.Path, ErrChanged)
 	}
 	return nil
@@ -331,7 +332,7 @@ func storeFile(enc *zstd.Encoder, f *File, path string) error {
 	if err := unix.Fstat(int(in.Fd()), &st); err != nil {
 		return err
 	}
-	if st.Size != f.Size || st.Mtim.Nano() != f.MtimeNs {
+	if st.Size != f.Size || fresh.MtimeNs(&st) != f.MtimeNs {
 		return fmt.Errorf("%s: %w", f.Path, ErrChanged)
 	}
 	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fsutil.FilePerm)
@@ -515,7 +516,7 @@ func matches(f *File) (same, exists bool) {
 	if unix.Lstat(f.Path, &st) != nil {
 		return false, false
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size != f.Size {
+	if uint32(st.Mode)&unix.S_IFMT != unix.S_IFREG || st.Size != f.Size {
 		return false, true
 	}
 	in, err := fsutil.OpenRegular(f.Path)
@@ -549,7 +550,7 @@ func (s *Store) writeBack(m *Manifest, dec *zstd.Decoder, dir string, missingOnl
 		if f.Type == "dir" {
 			var st unix.Stat_t
 			if unix.Lstat(f.Path, &st) == nil {
-				if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				if uint32(st.Mode)&unix.S_IFMT != unix.S_IFDIR {
 					return &ConflictError{SessionID: m.SessionID, Path: f.Path}
 				}
 				continue
