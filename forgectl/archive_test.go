@@ -634,3 +634,16 @@ func TestForkOfAnArchivedSessionRestoresItFirst(t *testing.T) {
 		t.Errorf("forked without restoring the transcript claude reads: %v", err)
 	}
 }
+
+func TestUnarchiveCompletesTheArchivedIDs(t *testing.T) {
+	h := newHome(t)
+	h.fullSession(idA, "api", "Login work", time.Hour)
+	h.fullSession(idB, "web", "Dark mode", time.Hour)
+	if r := h.run("resume", "archive", idA); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r := h.run("__complete", "resume", "unarchive", "")
+	if !strings.Contains(r.stdout, idA) || strings.Contains(r.stdout, idB) || !strings.Contains(r.stdout, "Login work") {
+		t.Errorf("unarchive completes:\n%s", r.stdout)
+	}
+}

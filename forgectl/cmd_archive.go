@@ -104,7 +104,7 @@ func unarchiveCommand() *command {
 		usage:        []usageLine{{"forgectl resume unarchive ID", "put archived sessions back, without resuming"}},
 		help:         func() string { return unarchiveHelp },
 		interspersed: true,
-		words:        completeFilter,
+		words:        storedCompletion(archiveKind),
 		flags: func(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			keep := fs.Bool("keep-mtime", false, "give the transcript its original mtime (the sweep may then delete it)")
 			dryRun := fs.Bool("dry-run", false, "list what would be restored; restore nothing")

@@ -54,6 +54,7 @@ func trashRestoreCommand() *command {
 		usage:        []usageLine{{"forgectl resume trash restore", "put trashed sessions back where they were"}},
 		help:         func() string { return trashRestoreHelp },
 		interspersed: true,
+		words:        storedCompletion(trashKind),
 		flags: func(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			keep := fs.Bool("keep-mtime", false, "give the transcript its original mtime (the sweep may then delete it)")
 			dryRun := fs.Bool("dry-run", false, "list what would be restored; restore nothing")

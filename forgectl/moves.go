@@ -859,3 +859,30 @@ func isFullID(s string) bool {
 	}
 	return true
 }
+
+// storedCompletion completes unarchive's and trash restore's FILTER: the
+// ids of the store's sessions that start with cur, each described by its
+// repo and name (read from the store's index, nothing decompressed).
+func storedCompletion(kind string) func(a *app, cur string) []candidate {
+	return func(a *app, cur string) []candidate {
+		st := a.store(kind)
+		ents, _ := st.Entries()
+		var out []candidate
+		for _, e := range ents {
+			if !strings.HasPrefix(e.ID, cur) {
+				continue
+			}
+			desc := ""
+			if e.Packed != "" {
+				if s, err := unpackRow(e.Packed); err == nil {
+					desc = s.Repo
+					if s.Name != "" && !render.HasControl(s.Name) {
+						desc += ": " + s.Name
+					}
+				}
+			}
+			out = append(out, candidate{value: e.ID, desc: desc})
+		}
+		return out
+	}
+}
