@@ -647,3 +647,16 @@ func TestUnarchiveCompletesTheArchivedIDs(t *testing.T) {
 		t.Errorf("unarchive completes:\n%s", r.stdout)
 	}
 }
+
+// Archived before any search ran: archive builds the index first, so the
+// text is still found.
+func TestSearchFindsTextArchivedBeforeTheFirstSearch(t *testing.T) {
+	h := newHome(t)
+	h.fullSession(idA, "api", "Login work", time.Hour)
+	if r := h.run("resume", "archive", idA); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := h.run("resume", "search", "--archived", "work", "on", "api"); r.code != 0 || !strings.Contains(r.stdout, idA) {
+		t.Errorf("search --archived: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

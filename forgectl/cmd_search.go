@@ -446,10 +446,9 @@ FLAGS
   --all       include hidden sessions (print-mode, sidechains, continued)
               and archived ones
   --archived  only archived sessions. An archived session's text stays in
-              the index while its transcript is in the archive ('resume
-              archive' brings an existing index up to date before it
-              moves anything); one archived before the index was first
-              built is found by name (ls --archived), not by its text.
+              the index while its transcript is in the archive: 'resume
+              archive' brings the index up to date (building it if there is
+              none) before it moves anything.
   --limit N   print at most N sessions, the newest (0: all)
   --verbose   report transcripts that could not be read, and what the index did
   Flags may come after the words. A word that starts with "-" is a flag

@@ -23,6 +23,7 @@ import (
 	"forgectl.dev/forgectl/internal/vault"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/msg"
 	"forgectl.dev/shared/parallel"
 	"forgectl.dev/shared/proc"
@@ -675,9 +676,13 @@ func parseAge(s string) (time.Duration, error) {
 // so the text of an archived session stays searchable (search keeps the
 // entries of the archive's transcripts).
 func (a *app) keepSearchText(ctx context.Context) {
-	if err := search.Update(ctx, a.searchOptions()); err != nil {
+	opt := a.searchOptions()
+	// A second Ctrl-C during a first build removes the segment being
+	// written, as search does.
+	opt.OnExit = func(fn func()) func() { return interrupt.OnExit(ctx, fn) }
+	if err := search.Update(ctx, opt); err != nil && ctx.Err() == nil {
 		a.warnf("cannot bring the search index up to date: %v", err)
-		a.hintf("the sessions still move; 'forgectl resume search' finds an archived one by its text only once its text is in the index")
+		a.hintf("the sessions still move; 'forgectl resume search' finds one whose text did not reach the index by its name only ('resume ls --archived')")
 	}
 }
 

@@ -518,13 +518,10 @@ func lockIndex(opt Options) (*fsutil.Lock, error) {
 	return l, err
 }
 
-// Update brings the index up to date without a query, if there is one:
-// what archive runs before it moves sessions, so their text is in the
-// index their entries are kept in. Without an index it builds none.
+// Update brings the index up to date without a query, building it when
+// there is none: what archive runs before it moves sessions, so their text
+// is in the index that keeps their entries while they are away.
 func Update(ctx context.Context, opt Options) error {
-	if _, err := os.Lstat(filepath.Join(opt.Dir, "catalog")); err != nil {
-		return nil
-	}
 	lock, err := lockIndex(opt)
 	if err != nil {
 		return err
