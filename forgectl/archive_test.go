@@ -17,6 +17,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/vault"
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/proc"
 	"github.com/google/go-cmp/cmp"
 )
@@ -658,5 +659,26 @@ func TestSearchFindsTextArchivedBeforeTheFirstSearch(t *testing.T) {
 	}
 	if r := h.run("resume", "search", "--archived", "work", "on", "api"); r.code != 0 || !strings.Contains(r.stdout, idA) {
 		t.Errorf("search --archived: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A resume does not wait for an archive run that holds the lock over other
+// sessions: its claim is enough, since the run checks claims before it
+// removes anything.
+func TestResumeDoesNotWaitForAnArchiveOfOtherSessions(t *testing.T) {
+	h := newHome(t)
+	h.fullSession(idA, "api", "Login work", time.Hour)
+	os.MkdirAll(h.fc, 0o700)
+	held, err := fsutil.TryLock(filepath.Join(h.fc, "resume-moves.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	r := h.run("resume", idA)
+	if r.code != 0 || r.exec == nil || strings.Contains(r.stderr, "waiting") {
+		t.Errorf("resume with the lock held elsewhere: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(h.fc, "resume-claims", idA+".json")); err != nil {
+		t.Errorf("no claim: %v", err)
 	}
 }

@@ -210,17 +210,24 @@ func TestE2ETwoArchiveRunsOnOverlappingFilters(t *testing.T) {
 // moves lock first, claude is started on a transcript that is there, and
 // the session is never left in the archive while claude runs.
 func TestE2EArchiveRacingAResume(t *testing.T) {
-	for round := range 4 {
+	for round := range 6 {
 		e := newE2E(t)
 		s := e.fullSession(idA, "api", "Login work", time.Hour)
 		var wg sync.WaitGroup
 		var archCode int
 		var archErr string
 		resume := e.command("resume", idA)
+		// Each starts first in turn; which takes the lock first is the
+		// machine's to decide.
+		if round%2 == 1 {
+			wg.Go(func() { archCode, _, archErr = e.runCmd(t, nil, "resume", "archive", idA) })
+		}
 		if err := resume.Start(); err != nil {
 			t.Fatal(err)
 		}
-		wg.Go(func() { archCode, _, archErr = e.runCmd(t, nil, "resume", "archive", idA) })
+		if round%2 == 0 {
+			wg.Go(func() { archCode, _, archErr = e.runCmd(t, nil, "resume", "archive", idA) })
+		}
 		start := e.waitRecord(t)
 		wg.Wait()
 		if start.SessionID != idA {

@@ -439,7 +439,7 @@ func (a *app) confirm(n int, what string, yes bool) error {
 // before its originals go. A session that fails is reported and left
 // where it was; the others still move.
 func (a *app) moveInto(ctx context.Context, st *vault.Store, ps []planned, verb string) error {
-	failed := 0
+	failed, refused := 0, 0
 	var moved, stored int64
 	n := 0
 	// Sessions move independently, each journalled on its own, so they
@@ -461,6 +461,10 @@ func (a *app) moveInto(ctx context.Context, st *vault.Store, ps []planned, verb 
 		p := ps[i]
 		if o.err != nil {
 			failed++
+			var le *liveError
+			if errors.As(o.err, &le) {
+				refused++
+			}
 			a.moveFailed(st, p.s, o.err)
 			return nil
 		}
@@ -476,6 +480,9 @@ func (a *app) moveInto(ctx context.Context, st *vault.Store, ps []planned, verb 
 	a.notef("%s %d of %d sessions: %s in %s as %s", verb, n, len(ps), humanBytes(moved), st.Dir, humanBytes(stored))
 	if ctx.Err() != nil {
 		return exit(exitcode.Interrupted)
+	}
+	if failed > 0 && failed == refused {
+		return exit(exitcode.Refused) // only running sessions were left: a refusal
 	}
 	if failed > 0 {
 		return exit(exitcode.Failed)
@@ -797,6 +804,16 @@ func (a *app) holdForResume(ctx context.Context, s *harness.Session) (*harness.S
 	}
 	l, err := fsutil.TryLock(fp.MovesLock())
 	if errors.Is(err, fsutil.ErrLocked) {
+		// A run is moving sessions. The claim goes first: a run that
+		// has not started on this session yet checks claims before it
+		// removes anything (an entry is made before that check), so with
+		// no entry for it in either store this resume need not wait for
+		// a run that may take minutes over other sessions.
+		if err := a.claimSession(s.ID); err == nil && !a.store(archiveKind).Has(s.ID) && !a.store(trashKind).Has(s.ID) {
+			if _, err := os.Lstat(s.Transcript); err == nil {
+				return s, func() {}, nil
+			}
+		}
 		a.notef("waiting for an archive, rm or restore run to finish")
 		l, err = fsutil.LockWait(fp.MovesLock(), 10*time.Minute)
 	}
