@@ -174,6 +174,8 @@ bench: build
 	@echo
 	@echo "== the picker's preview of a 100 MB transcript (tools/benchpreview)"
 	@(cd tools && go run ./benchpreview -src $(CURDIR)/forgectl)
+	@echo "== resume archive and unarchive (tools/bencharchive)"
+	@(cd tools && go run ./bencharchive -bin $(BIN) -work $(CURDIR)/.bench)
 
 bench-100k: build
 	@mkdir -p .bench

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"sort"
 	"strings"
 
 	"forgectl.dev/forgectl/internal/harness"
@@ -30,6 +31,7 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
 	tree := fs.Bool("tree", false, "print children below their parent (branches, forks, /clear continuations)")
 	rootsOnly := fs.Bool("roots", false, "only sessions that are nobody's child: one row per line of work")
+	archived := fs.Bool("archived", false, "only the archived sessions (see 'resume archive --help')")
 	dates := dateFlags(a, fs, "resume ls ")
 	color := colorFlag(a, fs, "resume ls ")
 	return func(ctx context.Context, args []string) error {
@@ -47,13 +49,28 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			return exit(exitcode.Refused)
 		}
 		if *tree || *rootsOnly {
-			return a.lsLineage(ctx, strings.Join(args, " "), *all, *verbose, *asJSON, *tree, active, o)
+			return a.lsLineage(ctx, strings.Join(args, " "), *all, *archived, *verbose, *asJSON, *tree, active, o)
+		}
+		if *archived {
+			return a.lsArchived(ctx, strings.Join(args, " "), *asJSON, active, o)
 		}
 		m := match.New(strings.Join(args, " "), *all)
 		out, closeOut := a.sessionWriter(*asJSON, o)
 		filtered := strings.TrimSpace(strings.Join(args, " ")) != ""
 		var total, shown, hidden, live int
+		// With --all the archive's rows join the listing in its order;
+		// without it they are never read.
+		var stored []*harness.Session
+		if *all {
+			stored = a.archivedRows(ctx, nil, active)
+			total, hidden = len(stored), len(stored)
+		}
 		_, err = a.list(ctx, listing{w: a.stderr, verbose: *verbose, countTasks: true, bounded: !filtered, active: active}, func(s *harness.Session) error {
+			for !filtered && len(stored) > 0 && stored[0].LastActivity.After(s.LastActivity) {
+				shown++
+				out(stored[0])
+				stored = stored[1:]
+			}
 			total++
 			if s.Hidden {
 				hidden++
@@ -76,7 +93,20 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			return err
 		}
 		if filtered {
+			for _, s := range stored {
+				m.Add(s)
+			}
+			stored = nil
+		}
+		for _, s := range stored {
+			shown++
+			out(s)
+		}
+		if filtered {
 			hits, _ := m.Hits()
+			if *all {
+				sort.SliceStable(hits, func(i, j int) bool { return hits[i].LastActivity.After(hits[j].LastActivity) })
+			}
 			for _, s := range hits {
 				out(s)
 			}
@@ -93,21 +123,26 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 // lsLineage is ls --tree and ls --roots: both need the whole listing (a
 // child can be listed before its parent), so the sessions are collected
 // first.
-func (a *app) lsLineage(ctx context.Context, filter string, all, verbose, asJSON, tree bool, active when.Window, o output) error {
+func (a *app) lsLineage(ctx context.Context, filter string, all, archived, verbose, asJSON, tree bool, active when.Window, o output) error {
 	var list []harness.Session
 	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, active: active}, func(s *harness.Session) error {
-		list = append(list, *s)
+		if !archived {
+			list = append(list, *s)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	m := match.New(filter, all)
+	if all || archived {
+		list = a.withArchived(ctx, list, active)
+	}
+	m := match.New(filter, all || archived)
 	at := make(map[*harness.Session]int, len(list))
 	var visible []int
 	for i := range list {
 		at[&list[i]] = i
-		if all || !list[i].Hidden {
+		if all || archived || !list[i].Hidden {
 			visible = append(visible, i)
 		}
 		m.Add(&list[i])
@@ -154,8 +189,8 @@ const lsHelp = `
 forgectl resume ls — list Claude Code sessions and Codex threads without acting
 
 USAGE
-  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots]
-                    [--since WHEN] [--until WHEN]
+  forgectl resume ls [--json] [--all | --archived] [--verbose]
+                    [--tree | --roots] [--since WHEN] [--until WHEN]
                     [--harness claude|codex]... [FILTER]
 
 Newest first, printed as the listing finds them (with a FILTER, once the
@@ -166,7 +201,12 @@ pipe.
 FLAGS
   --json      print a JSON array (fields below)
   --all       include hidden sessions (print-mode, sidechains, continued,
-              archived in Claude Code's picker)
+              archived in Claude Code's picker) and the ones in forgectl's
+              archive (hidden_reason "archived"), in activity order
+  --archived  only the sessions in forgectl's archive ('resume archive
+              --help'), read from the archive's index: nothing is
+              decompressed. An archived row's transcript_path is where its
+              transcript goes back to.
   --tree      print each session below its parent, behind tree glyphs at the
               start of the line; the tree with the newest activity first,
               children newest first. A parent that is hidden or filtered out
@@ -255,15 +295,17 @@ JSON (--json): an array ([] when empty) of objects with these fields
   hidden_reason    string   archived-in-claude (Claude Code's own mark:
                             <id>/archived.json says archived, and no prompt
                             came after it) | sidechain | print-mode | team |
-                            continued | empty | subagent | archived (Codex)
-                            | ""
+                            continued | empty | subagent | archived (in
+                            forgectl's archive, or a Codex thread in
+                            archived_sessions/) | trashed | ""
   size_bytes       number   transcript size
   messages         number   conversation rows in the transcript
   transcript_path  string   the transcript file
   parent_session_id string  the session this one was branched or forked from,
                             or continued after /clear; "" for none
   relation         string   branch | fork | clear | subagent | "" (LINEAGE)
-  parent_exists    bool     the parent's transcript is still on disk (false
+  parent_exists    bool     the parent's transcript is still on disk, in
+                            the agent's tree or forgectl's archive (false
                             for a deleted one, whose id is still named)
   context_tokens   number   the context a resume sends again: the newest
                             response's input + cache-read + cache-creation
@@ -294,3 +336,44 @@ CODEX (harness codex; see docs/codex.md)
 
 ` + exitcode.Table + `
 `
+
+// lsArchived is ls --archived: the archive's rows alone, newest activity
+// first, read from its index (no stored file is decompressed).
+func (a *app) lsArchived(ctx context.Context, filter string, asJSON bool, active when.Window, o output) error {
+	rows := a.archivedRows(ctx, nil, active)
+	if strings.TrimSpace(filter) != "" {
+		m := match.New(filter, true)
+		for _, s := range rows {
+			m.Add(s)
+		}
+		rows, _ = m.Hits()
+	}
+	out, closeOut := a.sessionWriter(asJSON, o)
+	for _, s := range rows {
+		out(s)
+	}
+	if err := closeOut(); err != nil {
+		return err
+	}
+	a.notef("%d archived sessions shown", len(rows))
+	return nil
+}
+
+// withArchived adds the archive's rows to a listing, newest first, and
+// links lineage across the two: a parent in the archive exists.
+func (a *app) withArchived(ctx context.Context, list []harness.Session, active when.Window) []harness.Session {
+	for _, s := range a.archivedRows(ctx, nil, active) {
+		list = append(list, *s)
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].LastActivity.After(list[j].LastActivity) })
+	ids := make(map[string]bool, len(list))
+	for i := range list {
+		ids[list[i].ID] = true
+	}
+	for i := range list {
+		if p := list[i].ParentID; p != "" {
+			list[i].ParentExists = ids[p]
+		}
+	}
+	return list
+}

@@ -27,11 +27,13 @@ func resumeCommand() *command {
 		help:         func() string { return resumeHelp },
 		interspersed: true,
 		words:        completeFilter,
-		subs:         []*command{lsCommand(), searchCommand(), renameCommand(), snapshotCommand(), outdatedCommand(), restartCommand(), hooksCommand()},
+		subs: []*command{lsCommand(), searchCommand(), renameCommand(), archiveCommand(), unarchiveCommand(), rmCommand(), trashCommand(),
+			snapshotCommand(), outdatedCommand(), restartCommand(), hooksCommand()},
 		flags: func(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
 			fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
-			all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains)")
+			all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains) and archived ones")
+			archived := fs.Bool("archived", false, "pick or match among the archived sessions only (restored, then resumed)")
 			a.harnessFlag(fs)
 			verbose := fs.Bool("verbose", false, "report files that could not be read")
 			asJSON := fs.Bool("json", false, "with --dry-run: print one verdict object (see VERDICT)")
@@ -50,8 +52,8 @@ func resumeCommand() *command {
 				}
 				searching := false
 				fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
-				o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all, verbose: *verbose,
-					search: *query, searching: searching, active: active, out: out}
+				o := resumeOpts{filter: strings.Join(args, " "), dryRun: *dryRun, fork: *fork, all: *all || *archived, verbose: *verbose,
+					search: *query, searching: searching, active: active, out: out, archived: *archived}
 				if *asJSON || *stopped != 0 {
 					return a.resumeVerdict(ctx, o, *asJSON, *stopped)
 				}
@@ -64,6 +66,8 @@ func resumeCommand() *command {
 type resumeOpts struct {
 	filter                     string
 	dryRun, fork, all, verbose bool
+	// archived: only the archive's sessions (--archived).
+	archived bool
 	// search is --search's query; searching says the flag was given (an
 	// empty query is bad usage, not "no search").
 	search    string
@@ -169,6 +173,15 @@ func (a *app) resumeSession(ctx context.Context, cfg *config.Config, proxyEnv []
 	if a.verdict != nil {
 		a.verdict.found(s, o)
 	}
+	archived := s.HiddenReason == archivedReason
+	if archived && !o.dryRun { // a fork reads the transcript too
+		// Restored first, then resumed as any other: the plan is made
+		// from the row the restored transcript lists as.
+		var err error
+		if s, err = a.restoreForResume(ctx, s); err != nil {
+			return err
+		}
+	}
 	p, err := a.plan(cfg, proxyEnv, s, o.fork)
 	if err != nil {
 		return err
@@ -179,7 +192,20 @@ func (a *app) resumeSession(ctx context.Context, cfg *config.Config, proxyEnv []
 			return nil
 		}
 		a.printPlan(p, o)
+		if archived {
+			fmt.Fprintf(a.stdout, "archived: would be restored from %s first\n", a.store(archiveKind).Dir)
+		}
 		return nil
+	}
+	s, release, err := a.holdForResume(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if s != p.session {
+		if p, err = a.plan(cfg, proxyEnv, s, o.fork); err != nil {
+			return err
+		}
 	}
 	a.restoreTasks(ctx, p, o.fork)
 	if ctx.Err() != nil { // Ctrl-C while waiting for claude's task lock: nothing is started
@@ -452,6 +478,13 @@ FLAGS
               The only way into a running session. Snapshotted tasks are
               reported, not restored: a fork starts with an empty list.
   --all       include hidden sessions (print-mode, sidechains, continued)
+              and archived ones ('resume archive --help'); an exact id
+              finds an archived session without it
+  --archived  pick or match among the archived sessions only
+              An archived session is restored first ('resume unarchive
+              --help' says what that does to its mtimes), then resumed;
+              with --dry-run it is only reported ("archived: would be
+              restored from DIR first").
   --harness H only H's sessions: claude or codex (repeatable; see 'resume ls
               --help'). [resume] harnesses in the config sets the default.
   --verbose   report transcripts and registry files that could not be read

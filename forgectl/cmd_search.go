@@ -47,6 +47,7 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 	verbose := fs.Bool("verbose", false, "report files that could not be read and what the index did")
 	dates := dateFlags(a, fs, "resume search ")
 	color := colorFlag(a, fs, "resume search ")
+	archived := fs.Bool("archived", false, "only archived sessions (see 'resume archive --help')")
 	return func(ctx context.Context, args []string) error {
 		active, err := dates()
 		if err != nil {
@@ -66,12 +67,33 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		if err != nil {
 			return err
 		}
-		if !*asJSON && o.width > 0 {
+		if !*asJSON && o.width > 0 && !*archived {
 			return a.searchToTerminal(ctx, q, query, *all, *verbose, active, *limit, o)
 		}
-		found, err := a.searchSessions(ctx, q, *all, *verbose, active)
+		found, err := a.searchSessions(ctx, q, *all || *archived, *verbose, active)
 		if err != nil {
 			return err
+		}
+		if *archived {
+			kept := found.idx[:0]
+			for _, i := range found.idx {
+				if found.list[i].HiddenReason == archivedReason {
+					kept = append(kept, i)
+				}
+			}
+			found.idx = kept
+		}
+		if err != nil {
+			return err
+		}
+		if *archived {
+			kept := found.idx[:0]
+			for _, i := range found.idx {
+				if found.list[i].HiddenReason == archivedReason {
+					kept = append(kept, i)
+				}
+			}
+			found.idx = kept
 		}
 		if *limit > 0 && len(found.idx) > *limit {
 			found.idx = found.idx[:*limit]
@@ -184,13 +206,20 @@ func (a *app) searchOptions() search.Options {
 }
 
 // searchOptionsFor is the search index of one harness: Claude Code's
-// keeps the folder it always had.
+// keeps the folder it always had, and the entries of the transcripts in
+// forgectl's archive while they are away.
 func (a *app) searchOptionsFor(h harness.Harness) search.Options {
 	dir := filepath.Join(a.forgectlPaths().Cache(), "search")
 	if h.Name() != claude.Name {
 		dir += "-" + h.Name()
 	}
-	return search.Options{Harness: h, Dir: dir}
+	opt := search.Options{Harness: h, Dir: dir}
+	if h.Name() == claude.Name {
+		if paths := a.archivedTranscripts(); len(paths) > 0 {
+			opt.Keep = func(p string) bool { return paths[p] }
+		}
+	}
+	return opt
 }
 
 // byOwner is paths by the harness owners names for each.
@@ -274,12 +303,31 @@ func (a *app) listHits(ctx context.Context, hits map[string][]search.Hit, paths 
 	if lerr != nil {
 		return found{}, lerr
 	}
+	// A hit in an archived transcript is the archive's row (hidden, so
+	// shown with --all or --archived): the tree does not hold it.
+	n := 0
+	for _, ps := range paths {
+		n += len(ps)
+	}
+	if len(listed) < n {
+		listedPaths := make(map[string]bool, len(listed))
+		for i := range listed {
+			listedPaths[listed[i].Transcript] = true
+		}
+		asked := make(map[string]bool, n)
+		for _, ps := range paths {
+			for _, p := range ps {
+				asked[p] = true
+			}
+		}
+		for _, s := range a.archivedRows(ctx, nil, active) {
+			if asked[s.Transcript] && !listedPaths[s.Transcript] {
+				listed = append(listed, *s)
+			}
+		}
+	}
 	f := found{list: listed, hits: hits}
 	if !active.Open() {
-		n := 0
-		for _, ps := range paths {
-			n += len(ps)
-		}
 		f.outside = n - len(listed)
 	}
 	for i := range f.list {
@@ -696,6 +744,11 @@ FLAGS
   --json      print a JSON array (see below); [] when nothing matches
               (exit 1), as 'resume ls --json' prints
   --all       include hidden sessions (print-mode, sidechains, continued)
+              and archived ones
+  --archived  only archived sessions. An archived session's text stays in
+              the index while its transcript is in the archive: 'resume
+              archive' brings the index up to date (building it if there is
+              none) before it moves anything.
   --limit N   print at most N sessions, the newest (0: all)
   --verbose   report transcripts that could not be read, and what the index did
 ` + datesHelp + colorHelp + `  Flags may come after the words. A word that starts with "-" is a flag

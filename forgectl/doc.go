@@ -15,6 +15,13 @@
 //	  forgectl resume ls [--json]     list sessions without acting
 //	  forgectl resume search WORDS    list the sessions whose conversation holds every word
 //	  forgectl resume rename FILTER NAMEname a session that is not running, as /rename would
+//	  forgectl resume archive FILTER  move sessions out of Claude Code's 30-day sweep
+//	  forgectl resume unarchive ID    put archived sessions back, without resuming
+//	  forgectl resume rm FILTER       move sessions to forgectl's trash (nothing is deleted)
+//	  forgectl resume trash           list the trash (list, restore ID, empty)
+//	  forgectl resume trash list      the sessions in the trash, newest removal first
+//	  forgectl resume trash restore   put trashed sessions back where they were
+//	  forgectl resume trash empty     delete the trash for good (--older-than DUR)
 //	  forgectl resume snapshot        capture what a live session's exit would destroy (Stop hook)
 //	  forgectl resume outdated        list live sessions running an older claude
 //	  forgectl resume restart         restart outdated sessions in their herdr panes
@@ -112,6 +119,13 @@
 //	              The only way into a running session. Snapshotted tasks are
 //	              reported, not restored: a fork starts with an empty list.
 //	  --all       include hidden sessions (print-mode, sidechains, continued)
+//	              and archived ones ('resume archive --help'); an exact id
+//	              finds an archived session without it
+//	  --archived  pick or match among the archived sessions only
+//	              An archived session is restored first ('resume unarchive
+//	              --help' says what that does to its mtimes), then resumed;
+//	              with --dry-run it is only reported ("archived: would be
+//	              restored from DIR first").
 //	  --harness H only H's sessions: claude or codex (repeatable; see 'resume ls
 //	              --help'). [resume] harnesses in the config sets the default.
 //	  --verbose   report transcripts and registry files that could not be read
@@ -206,8 +220,8 @@
 //	forgectl resume ls — list Claude Code sessions and Codex threads without acting
 //
 //	USAGE
-//	  forgectl resume ls [--json] [--all] [--verbose] [--tree | --roots]
-//	                    [--since WHEN] [--until WHEN]
+//	  forgectl resume ls [--json] [--all | --archived] [--verbose]
+//	                    [--tree | --roots] [--since WHEN] [--until WHEN]
 //	                    [--harness claude|codex]... [FILTER]
 //
 //	Newest first, printed as the listing finds them (with a FILTER, once the
@@ -218,7 +232,12 @@
 //	FLAGS
 //	  --json      print a JSON array (fields below)
 //	  --all       include hidden sessions (print-mode, sidechains, continued,
-//	              archived in Claude Code's picker)
+//	              archived in Claude Code's picker) and the ones in forgectl's
+//	              archive (hidden_reason "archived"), in activity order
+//	  --archived  only the sessions in forgectl's archive ('resume archive
+//	              --help'), read from the archive's index: nothing is
+//	              decompressed. An archived row's transcript_path is where its
+//	              transcript goes back to.
 //	  --tree      print each session below its parent, behind tree glyphs at the
 //	              start of the line; the tree with the newest activity first,
 //	              children newest first. A parent that is hidden or filtered out
@@ -323,15 +342,17 @@
 //	  hidden_reason    string   archived-in-claude (Claude Code's own mark:
 //	                            <id>/archived.json says archived, and no prompt
 //	                            came after it) | sidechain | print-mode | team |
-//	                            continued | empty | subagent | archived (Codex)
-//	                            | ""
+//	                            continued | empty | subagent | archived (in
+//	                            forgectl's archive, or a Codex thread in
+//	                            archived_sessions/) | trashed | ""
 //	  size_bytes       number   transcript size
 //	  messages         number   conversation rows in the transcript
 //	  transcript_path  string   the transcript file
 //	  parent_session_id string  the session this one was branched or forked from,
 //	                            or continued after /clear; "" for none
 //	  relation         string   branch | fork | clear | subagent | "" (LINEAGE)
-//	  parent_exists    bool     the parent's transcript is still on disk (false
+//	  parent_exists    bool     the parent's transcript is still on disk, in
+//	                            the agent's tree or forgectl's archive (false
 //	                            for a deleted one, whose id is still named)
 //	  context_tokens   number   the context a resume sends again: the newest
 //	                            response's input + cache-read + cache-creation
@@ -441,6 +462,11 @@
 //	  --json      print a JSON array (see below); [] when nothing matches
 //	              (exit 1), as 'resume ls --json' prints
 //	  --all       include hidden sessions (print-mode, sidechains, continued)
+//	              and archived ones
+//	  --archived  only archived sessions. An archived session's text stays in
+//	              the index while its transcript is in the archive: 'resume
+//	              archive' brings the index up to date (building it if there is
+//	              none) before it moves anything.
 //	  --limit N   print at most N sessions, the newest (0: all)
 //	  --verbose   report transcripts that could not be read, and what the index did
 //	  --since WHEN, --until WHEN
@@ -499,15 +525,17 @@
 //	  hidden_reason    string   archived-in-claude (Claude Code's own mark:
 //	                            <id>/archived.json says archived, and no prompt
 //	                            came after it) | sidechain | print-mode | team |
-//	                            continued | empty | subagent | archived (Codex)
-//	                            | ""
+//	                            continued | empty | subagent | archived (in
+//	                            forgectl's archive, or a Codex thread in
+//	                            archived_sessions/) | trashed | ""
 //	  size_bytes       number   transcript size
 //	  messages         number   conversation rows in the transcript
 //	  transcript_path  string   the transcript file
 //	  parent_session_id string  the session this one was branched or forked from,
 //	                            or continued after /clear; "" for none
 //	  relation         string   branch | fork | clear | subagent | "" (LINEAGE)
-//	  parent_exists    bool     the parent's transcript is still on disk (false
+//	  parent_exists    bool     the parent's transcript is still on disk, in
+//	                            the agent's tree or forgectl's archive (false
 //	                            for a deleted one, whose id is still named)
 //	  context_tokens   number   the context a resume sends again: the newest
 //	                            response's input + cache-read + cache-creation
@@ -597,6 +625,252 @@
 //	       the transcript is gone, or the write failed
 //	  2    the session is running (its pid is named), NAME was refused, or bad
 //	       usage
+//	  Any other code is a failure.
+//
+// # forgectl resume archive --help
+//
+//	forgectl resume archive — keep sessions safe from Claude Code's sweep
+//
+//	USAGE
+//	  forgectl resume archive FILTER... [--older-than DUR] [--empty] [--dry-run] [--yes]
+//
+//	Claude Code deletes every transcript whose mtime is older than
+//	cleanupPeriodDays (default 30), with its sidecar folder, its task list and
+//	its file-history, at most once a day and without a word. Its own
+//	archived.json mark does not spare a session. archive moves whole sessions
+//	out of its tree into forgectl's archive, where the sweep cannot reach them:
+//
+//	  the transcript             projects/<cwd>/<id>.jsonl
+//	  its sidecar folder         projects/<cwd>/<id>/ (subagents, titles, tool results)
+//	  its task list              tasks/<id>/
+//	  its file history and env   file-history/<id>/, session-env/<id>/
+//	  forgectl's snapshot        resume-sessions/<id>.json
+//
+//	Each file is compressed (zstd) into the archive, flushed, read back and
+//	checked against its SHA-256 before any original is removed; a run killed at
+//	any point leaves the session whole in at least one place, and the next
+//	archive, unarchive, rm or trash run finishes or rolls back what it left.
+//	history.jsonl is left alone.
+//
+//	Archived sessions stay findable: 'resume ls --archived' lists them,
+//	'ls --all' with hidden_reason "archived"; 'resume --all' and
+//	'resume search --all' find them, and 'forgectl resume <id>' restores one
+//	and resumes it. 'resume unarchive' restores without resuming.
+//
+//	SELECTION
+//	  FILTER...          each FILTER as resume reads one (an id, an id prefix, a
+//	                     name, a substring of the name, repo or cwd); each must
+//	                     match, and the run takes every session they match
+//	  --older-than DUR   sessions last active more than DUR ago: 30d, 2w, 36h
+//	  --empty            sessions with no conversation (hidden_reason empty)
+//	  Together, FILTERs and the flags narrow each other.
+//
+//	FLAGS
+//	  --dry-run   print each session that would move, its files and sizes, and
+//	              the total bytes, on stdout; move nothing
+//	  --yes       move several sessions without asking (needed without a
+//	              terminal; on one, archive asks)
+//
+//	A running session is refused with exit 2, naming its pid: exit that claude
+//	first. A session resumed while it is being copied is left in place.
+//
+//	FILES
+//	  <config>/resume-archive/<id>/manifest.json   the journal and, per file, its
+//	                                               original path, size, mode,
+//	                                               mtime and SHA-256
+//	  <config>/resume-archive/<id>/files/<n>.zst   the compressed copies
+//	  <config>/resume-archive/index.jsonl          the listing rows, so a listing
+//	                                               never decompresses anything
+//	  <config>/resume-moves.lock                   one run moves at a time
+//	  (<config> is ~/.config/forgectl, or FORGECTL_CONFIG_DIR; every folder 0700,
+//	  every file 0600)
+//
+//	STDOUT
+//	  the id of each session archived, one a line
+//
+//	EXIT STATUS
+//	  0    done
+//	  1    no session matched, the filter was ambiguous, or an action failed
+//	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
+//	  130  interrupted (Esc or Ctrl-C in the picker, Ctrl-C or SIGINT elsewhere;
+//	       a second Ctrl-C ends a command at once)
+//	  143  stopped by SIGTERM
+//	  Any other code is a failure.
+//
+// # forgectl resume unarchive --help
+//
+//	forgectl resume unarchive — put archived sessions back without resuming them
+//
+//	USAGE
+//	  forgectl resume unarchive FILTER... [--keep-mtime] [--dry-run]
+//
+//	Restores each archived session FILTER matches (any tier, as resume reads a
+//	filter) to the paths it came from: every file byte-identical in content and
+//	mode, checked against its SHA-256 before it is linked into place. A file
+//	that exists there again (the session was started or copied back meanwhile)
+//	is never overwritten: the restore is refused with exit 2, and nothing is
+//	changed. The stored copy is removed only once every file is in place; its
+//	manifest is kept in <config>/resume-archive/restored/.
+//
+//	MTIMES AND LAST ACTIVITY
+//	  Claude Code's sweep deletes a transcript, a task list and a file-history
+//	  folder by its own mtime, minutes after the next claude's first prompt. So
+//	  a restore gives those the time of the restore, and every other file its
+//	  original mtime; the original ones stay in the kept manifest. A restored
+//	  session therefore shows the restore as its last activity (ls's ACTIVITY,
+//	  last_activity), until claude writes to it again.
+//
+//	FLAGS
+//	  --keep-mtime   give every file its original mtime (a session older than
+//	                 cleanupPeriodDays is then deleted by the next sweep)
+//	  --dry-run      print what would be restored, and where; restore nothing
+//
+//	STDOUT
+//	  the id of each session restored, one a line
+//
+//	EXIT STATUS
+//	  0    done
+//	  1    no session matched, the filter was ambiguous, or an action failed
+//	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
+//	  130  interrupted (Esc or Ctrl-C in the picker, Ctrl-C or SIGINT elsewhere;
+//	       a second Ctrl-C ends a command at once)
+//	  143  stopped by SIGTERM
+//	  Any other code is a failure.
+//
+// # forgectl resume rm --help
+//
+//	forgectl resume rm — move sessions to forgectl's trash
+//
+//	USAGE
+//	  forgectl resume rm FILTER... [--older-than DUR] [--empty] [--dry-run] [--yes]
+//
+//	Moves whole sessions out of Claude Code's tree into forgectl's trash, with
+//	the same files, checks and crash safety as 'resume archive' (see its
+//	--help): the transcript, its sidecar folder, its task list, its
+//	file-history and session-env folders and forgectl's snapshot record. An
+//	archived session (matched by its id) moves from the archive to the trash.
+//
+//	Nothing is deleted: 'forgectl resume trash restore FILTER' brings a session
+//	back, and only 'forgectl resume trash empty' deletes. history.jsonl, Claude
+//	Code's prompt history, is left alone: its lines of a removed session stay
+//	(claude's own sweep leaves them too).
+//
+//	SELECTION AND FLAGS
+//	  FILTER..., --older-than DUR, --empty, --dry-run and --yes as for archive.
+//	  A running session is refused with exit 2, naming its pid.
+//
+//	STDOUT
+//	  the id of each session moved, one a line
+//
+//	EXIT STATUS
+//	  0    done
+//	  1    no session matched, the filter was ambiguous, or an action failed
+//	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
+//	  130  interrupted (Esc or Ctrl-C in the picker, Ctrl-C or SIGINT elsewhere;
+//	       a second Ctrl-C ends a command at once)
+//	  143  stopped by SIGTERM
+//	  Any other code is a failure.
+//
+// # forgectl resume trash --help
+//
+//	forgectl resume trash — what rm moved: list it, bring it back, delete it
+//
+//	USAGE
+//	  forgectl resume trash [list] [--json]
+//	  forgectl resume trash restore FILTER... [--keep-mtime] [--dry-run]
+//	  forgectl resume trash empty [--older-than DUR] [--dry-run] [--yes]
+//
+//	'forgectl resume rm' moves sessions here whole, compressed and verified, with
+//	the same manifest as the archive (<config>/resume-trash/<id>/manifest.json).
+//	Nothing in the trash is ever deleted except by 'trash empty'. history.jsonl
+//	is left alone by rm, restore and empty.
+//
+//	  list      the trashed sessions, newest removal first: id, when, size,
+//	            repo, title; --json: the ls fields plus trashed_at and
+//	            stored_bytes (the compressed size)
+//	  restore   put each session FILTER matches back where it was, byte for
+//	            byte and mode for mode; a file there again is never
+//	            overwritten (exit 2). Mtimes as 'resume unarchive --help' says.
+//	  empty     delete the trashed sessions for good, or with --older-than
+//	            only those trashed more than DUR ago (30d, 2w, 36h); asks on a
+//	            terminal, needs --yes without one
+//
+//	EXIT STATUS
+//	  0    done
+//	  1    no session matched, the filter was ambiguous, or an action failed
+//	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
+//	  130  interrupted (Esc or Ctrl-C in the picker, Ctrl-C or SIGINT elsewhere;
+//	       a second Ctrl-C ends a command at once)
+//	  143  stopped by SIGTERM
+//	  Any other code is a failure.
+//
+// # forgectl resume trash list --help
+//
+//	forgectl resume trash list — the sessions in the trash
+//
+//	USAGE
+//	  forgectl resume trash list [--json]
+//
+//	One line per trashed session, newest removal first: its id, how long ago it
+//	was trashed, its size, repo and title. With --json, an array ([] when empty)
+//	of the ls --json objects (see 'resume ls --help'; hidden is true and
+//	hidden_reason "trashed"), each with two more fields: trashed_at (RFC 3339
+//	UTC) and stored_bytes (the compressed size).
+//	Bare 'forgectl resume trash' is the same. See 'resume trash --help'.
+//
+//	EXIT STATUS
+//	  0    done
+//	  1    no session matched, the filter was ambiguous, or an action failed
+//	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
+//	  130  interrupted (Esc or Ctrl-C in the picker, Ctrl-C or SIGINT elsewhere;
+//	       a second Ctrl-C ends a command at once)
+//	  143  stopped by SIGTERM
+//	  Any other code is a failure.
+//
+// # forgectl resume trash restore --help
+//
+//	forgectl resume trash restore — put trashed sessions back where they were
+//
+//	USAGE
+//	  forgectl resume trash restore FILTER... [--keep-mtime] [--dry-run]
+//
+//	Restores each trashed session FILTER matches (an id, an id prefix, a name, a
+//	substring of the name, repo or cwd) to the paths it came from, byte for byte
+//	and mode for mode, each file checked against its SHA-256 before it is
+//	linked into place. A file there again is never overwritten: the restore is
+//	refused with exit 2. Mtimes as 'resume unarchive --help' says (the
+//	transcript gets the restore's time, so Claude Code's sweep keeps it);
+//	--keep-mtime gives every file its original one. --dry-run prints what would
+//	be restored. history.jsonl is left alone.
+//
+//	EXIT STATUS
+//	  0    done
+//	  1    no session matched, the filter was ambiguous, or an action failed
+//	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
+//	  130  interrupted (Esc or Ctrl-C in the picker, Ctrl-C or SIGINT elsewhere;
+//	       a second Ctrl-C ends a command at once)
+//	  143  stopped by SIGTERM
+//	  Any other code is a failure.
+//
+// # forgectl resume trash empty --help
+//
+//	forgectl resume trash empty — delete the trash for good
+//
+//	USAGE
+//	  forgectl resume trash empty [--older-than DUR] [--dry-run] [--yes]
+//
+//	The one command that deletes a session: it removes the trashed sessions'
+//	stored copies, or with --older-than only those trashed more than DUR ago
+//	(30d, 2w, 36h). It asks on a terminal and needs --yes without one;
+//	--dry-run prints what would be deleted. history.jsonl is left alone.
+//
+//	EXIT STATUS
+//	  0    done
+//	  1    no session matched, the filter was ambiguous, or an action failed
+//	  2    refused (a live session, a bad [proxy] launch_profile) or bad usage
+//	  130  interrupted (Esc or Ctrl-C in the picker, Ctrl-C or SIGINT elsewhere;
+//	       a second Ctrl-C ends a command at once)
+//	  143  stopped by SIGTERM
 //	  Any other code is a failure.
 //
 // # forgectl launch --help

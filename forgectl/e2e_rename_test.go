@@ -196,7 +196,6 @@ func TestE2ERenameRefusals(t *testing.T) {
 
 func empty(s string) bool { return s == "" }
 
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // A write the kernel cuts short (here a file-size limit a few bytes past
 // the transcript; a full disk acts alike) is cut back off: the transcript

@@ -57,6 +57,7 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(40 << 20))
 	}
 	broken := 0
+	archive := a.store(archiveKind)
 	var opts []sessions.Options
 	for _, h := range a.harnesses() {
 		o := sessions.Options{
@@ -79,6 +80,11 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 		if s.BrokenLines > 0 && l.verbose {
 			noteTo(l.w, "warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
 			broken++
+		}
+		// A parent moved into the archive still exists (one lstat, for
+		// the few rows whose parent the tree does not hold).
+		if s.ParentID != "" && !s.ParentExists && archive.Has(s.ParentID) {
+			s.ParentExists = true
 		}
 		return fn(s)
 	})
@@ -240,11 +246,27 @@ func (a *app) marks() bool {
 func (a *app) matching(ctx context.Context, o resumeOpts) ([]*harness.Session, error) {
 	m := match.New(o.filter, o.all)
 	_, err := a.list(ctx, listing{w: a.stderr, verbose: o.verbose, countTasks: true, active: o.active}, func(s *harness.Session) error {
-		m.Add(s)
+		if !o.archived {
+			m.Add(s)
+		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	// An archived session is hidden: an exact id finds it, --all any tier.
+	filter := strings.TrimSpace(o.filter)
+	want := func(id string) bool { return strings.EqualFold(id, filter) }
+	if o.all {
+		want = nil
+	}
+	if o.all || filter != "" {
+		for _, s := range a.archivedRows(ctx, want, o.active) {
+			m.Add(s)
+		}
+	}
 	hits, _ := m.Hits()
-	return hits, err
+	return hits, nil
 }
 
 // pickRow is a session's picker row for a terminal of cols columns (see

@@ -60,13 +60,22 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 		rows := 0
 		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose, active: o.active}, func(s *harness.Session) error {
 			fam.Add(s) // a hidden parent is still named in a preview
-			if s.Hidden && !o.all {
+			if (s.Hidden && !o.all) || o.archived {
 				return nil
 			}
 			rows++
 			src.Append(pickItem{s: s, now: now, row: a.pickRow(now, s, cols), h: a.harnessOf(s), kin: fam, prices: o.prices, tail: &tailCache{}, style: o.out.style})
 			return nil
 		})
+		if err == nil && (o.all || o.archived) {
+			// The archive's rows come last: they are read from its index
+			// once the tree's are all there.
+			for _, s := range a.archivedRows(listCtx, nil, o.active) {
+				fam.Add(s)
+				rows++
+				src.Append(pickItem{s: s, now: now, row: a.pickRow(now, s, cols), h: a.harnessOf(s), kin: fam, prices: o.prices, tail: &tailCache{}, style: o.out.style})
+			}
+		}
 		switch {
 		case err != nil && listCtx.Err() == nil:
 			src.End(err)
@@ -117,6 +126,9 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 		return nil, exit(exitcode.Failed)
 	}
 	s := *pi.s
+	if s.HiddenReason == archivedReason && a.store(archiveKind).Has(s.ID) {
+		return &s, nil // restored, then resumed (resumeSession)
+	}
 	if gone := a.harnessOf(&s).Refresh(&s); gone {
 		a.errorf("session %s is no longer on disk (%s)", s.ID, s.Transcript)
 		a.hintf("run 'forgectl resume' again to pick from the sessions there are now")

@@ -169,6 +169,7 @@ func flagsFirst(root *ffcli.Command, cs []*command, args []string) []string {
 	}
 	path := []string{args[0]}
 	rest := args[1:]
+	at := decl // the declaration of the deepest command in path
 	var flags, words []string
 	for k := 0; k < len(rest); k++ {
 		w := rest[k]
@@ -177,11 +178,14 @@ func flagsFirst(root *ffcli.Command, cs []*command, args []string) []string {
 			break
 		}
 		if !strings.HasPrefix(w, "-") || w == "-" {
-			// The first word may name a subcommand, after flags too:
-			// "forgectl resume --json ls" is still ls.
-			if sub := subcommand(cmd, w); sub != nil && len(path) == 1 && len(words) == 0 && declared(decl.subs, w).interspersed {
-				path, cmd = append(path, w), sub
-				continue
+			// The first words may name subcommands, after flags too:
+			// "forgectl resume --json ls" is still ls, and "forgectl
+			// resume trash restore X" is trash's restore.
+			if sub := subcommand(cmd, w); sub != nil && len(words) == 0 {
+				if d := declared(at.subs, w); d != nil && d.interspersed {
+					path, cmd, at = append(path, w), sub, d
+					continue
+				}
 			}
 			words = append(words, w)
 			continue

@@ -85,6 +85,16 @@ func (f Forgectl) Config() string { return filepath.Join(f.Root, "config.toml") 
 // Snapshots is the snapshot store: one JSON file per session.
 func (f Forgectl) Snapshots() string { return filepath.Join(f.Root, "resume-sessions") }
 
+// Archive is the store of archived sessions (forgectl resume archive).
+func (f Forgectl) Archive() string { return filepath.Join(f.Root, "resume-archive") }
+
+// Trash is the store of removed sessions (forgectl resume rm).
+func (f Forgectl) Trash() string { return filepath.Join(f.Root, "resume-trash") }
+
+// MovesLock serialises every run that moves sessions into or out of the
+// archive and the trash.
+func (f Forgectl) MovesLock() string { return filepath.Join(f.Root, "resume-moves.lock") }
+
 // RestartLock sits beside the snapshot store and serialises restart runs.
 func (f Forgectl) RestartLock() string { return filepath.Join(f.Root, "restart.lock") }
 

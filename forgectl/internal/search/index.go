@@ -50,6 +50,10 @@ type Options struct {
 	// calls it for nothing (the query over the index is as quick). It is
 	// called on Search's goroutine; it must not wait for long.
 	Early func(path string, hits []Hit)
+	// Keep says the entry of a transcript the walk no longer finds stays
+	// in the index as it is: one forgectl moved into its archive, whose
+	// text stays searchable while its file is away.
+	Keep func(path string) bool
 }
 
 // maxSegments and the dead-record share bound how fragmented the index may
@@ -164,7 +168,7 @@ func update(ctx context.Context, opt Options, q Query, st *Stats) (*index, []err
 		ix.close()
 		return nil, nil, err
 	}
-	p := ix.plan(files, st)
+	p := ix.plan(files, st, opt.Keep)
 	if len(p.jobs) == 0 && st.Removed == 0 {
 		return ix, problems, nil
 	}
@@ -212,7 +216,7 @@ type plan struct {
 	jobs []*job
 }
 
-func (ix *index) plan(files []fileRef, st *Stats) plan {
+func (ix *index) plan(files []fileRef, st *Stats, keep func(string) bool) plan {
 	old := make(map[string]*entry, len(ix.cat.Entries))
 	for i := range ix.cat.Entries {
 		old[ix.cat.Entries[i].Path] = &ix.cat.Entries[i]
@@ -227,8 +231,12 @@ func (ix *index) plan(files []fileRef, st *Stats) plan {
 			p.jobs = append(p.jobs, &job{f: f, old: e})
 		}
 	}
-	for path := range old {
-		if !seen[path] {
+	for path, e := range old {
+		switch {
+		case seen[path]:
+		case keep != nil && keep(path):
+			p.kept = append(p.kept, *e)
+		default:
 			st.Removed++
 		}
 	}
@@ -529,4 +537,23 @@ func lockIndex(opt Options) (*fsutil.Lock, error) {
 		return nil, fmt.Errorf("another search has held the index lock for %s", wait)
 	}
 	return l, err
+}
+
+// Update brings the index up to date without a query, building it when
+// there is none: what archive runs before it moves sessions, so their text
+// is in the index that keeps their entries while they are away.
+func Update(ctx context.Context, opt Options) error {
+	lock, err := lockIndex(opt)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	var st Stats
+	opt.Early = nil // no query: nothing to hear of
+	ix, _, err := update(ctx, opt, Query{}, &st)
+	if err != nil {
+		return err
+	}
+	ix.close()
+	return nil
 }
