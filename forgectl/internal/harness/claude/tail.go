@@ -3,7 +3,6 @@ package claude
 import (
 	"bytes"
 	"io"
-	"strings"
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
@@ -149,10 +148,7 @@ func replyTurns(content []byte, at time.Time) []harness.Turn {
 			if n == "" {
 				break
 			}
-			t := n
-			if arg := toolArg(n, input); arg != "" {
-				t += ": " + arg
-			}
+			t := harness.ToolLine(n, toolArg(n, input))
 			out = append(out, harness.Turn{Kind: harness.TurnTool, Tool: n, Text: t, At: at})
 		}
 		return end, true
@@ -160,8 +156,7 @@ func replyTurns(content []byte, at time.Time) []harness.Turn {
 	return out
 }
 
-// openingLines is a reply's first harness.ReplyLines lines that hold
-// more than white space, each cut at 240 characters.
+// openingLines is a reply's opening (harness.ReplyOpening).
 func openingLines(lit []byte) string {
 	if len(lit) == 0 || lit[0] != '"' {
 		return ""
@@ -172,21 +167,7 @@ func openingLines(lit []byte) string {
 	if !ok {
 		return ""
 	}
-	var lines []string
-	for _, l := range strings.Split(t, "\n") {
-		l = strings.TrimRight(l, " \t\r")
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		if r := []rune(l); len(r) > 240 {
-			l = string(r[:240]) + "…"
-		}
-		lines = append(lines, l)
-		if len(lines) == harness.ReplyLines {
-			break
-		}
-	}
-	return strings.Join(lines, "\n")
+	return harness.ReplyOpening(t)
 }
 
 // toolArgKeys are the inputs a tool call is shown by, for Claude Code's
@@ -197,8 +178,7 @@ var toolArgKeys = map[string]string{
 	"Task": "description", "Agent": "description", "TaskCreate": "subject", "TaskUpdate": "taskId", "Skill": "skill",
 }
 
-// toolArg is a tool call's main argument, on one line, cut at 160
-// characters.
+// toolArg is a tool call's main argument (its first 4 KB).
 func toolArg(name string, input []byte) string {
 	if len(input) == 0 || input[0] != '{' {
 		return ""
@@ -226,10 +206,6 @@ func toolArg(name string, input []byte) string {
 	s, ok := jsonl.StringHead(pick, 4<<10)
 	if !ok {
 		return ""
-	}
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 160 {
-		s = string(r[:160]) + "…"
 	}
 	return s
 }
