@@ -290,13 +290,7 @@ CODEX (harness codex; see docs/codex.md)
   (subagent, parent_session_id names the parent) and archived_sessions/
   (archived). A fork is relation fork with its own first prompt. live is a
   WRITE flock held on thread-writer-locks/<id>.lock, read from /proc/locks
-  (on macOS, which has none, a thread never shows live). The cost fields
-  come from the newest token_count event of the newest file that has one:
-  context_tokens is its last_token_usage.input_tokens (cached input is
-  counted inside it), tokens_used its total_token_usage.total_tokens, model
-  the newest turn_context's. cache_likely_expired has no rule of Codex's to
-  follow: forgectl takes 5 minutes after that event (OpenAI's shortest
-  in-memory cache retention).
+  (on macOS, which has none, a thread never shows live).
 
 ` + exitcode.Table + `
 `
