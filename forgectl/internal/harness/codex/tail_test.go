@@ -251,7 +251,7 @@ func TestTailReadsOnlyTheTail(t *testing.T) {
 // Every thread of a generated home (tools/gencodex: both formats, forks,
 // rewinds, compressed segments) previews its last prompt as the listing
 // shows it, ends on a reply, and shows nothing Codex injected or a tool
-// printed.
+// printed; and its cost comes from its token_count events.
 func TestTailGenerated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds tools/gencodex")
@@ -296,6 +296,10 @@ func TestTailGenerated(t *testing.T) {
 		}
 		if n := len(turns); n > 0 && s.Messages > 1 && turns[n-1].Kind != harness.TurnReply {
 			t.Errorf("%s: the preview ends on %v %q", s.ID, turns[n-1].Kind, turns[n-1].Text)
+		}
+		// Every generated turn ends with a token_count event.
+		if s.Messages > 0 && (s.ContextTokens <= 0 || s.TokensUsed < s.ContextTokens || s.Model != "gpt-5.5") {
+			t.Errorf("%s: context %d, used %d, model %q", s.ID, s.ContextTokens, s.TokensUsed, s.Model)
 		}
 		formats[strings.HasPrefix(s.Version, "0.142")]++
 	}
