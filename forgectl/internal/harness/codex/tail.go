@@ -2,7 +2,9 @@ package codex
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -13,7 +15,8 @@ import (
 )
 
 // Tail reads a thread's newest turns from the end of its newest segment
-// (harness.Backward), until the preview is full, the file's start, or
+// (harness.Backward), and on into the segment a rewind kept its history
+// in, until the preview is full, the start of that history, or
 // harness.TailBytes: prompts as typed, the opening of each reply, a tool
 // call as one line; never tool output, reasoning, or the blocks Codex
 // injects (those are response_item messages, never read here). Events and
@@ -29,23 +32,113 @@ func (h *Harness) Tail(s *harness.Session, max int) ([]harness.Turn, error) {
 	if compressed(s.Transcript) {
 		return h.tailCompressed(s.Transcript, ts)
 	}
-	f, err := fsutil.OpenRegular(s.Transcript)
+	budget := int64(harness.TailBytes)
+	path, end := s.Transcript, int64(-1)
+	for range len(s.Segments) + 1 {
+		base, read, err := tailSegment(path, end, ts, budget)
+		if err != nil {
+			return nil, err
+		}
+		// A rewind's segment keeps its history in the segment it was
+		// rewound from, up to history_base.end_byte_offset: when the
+		// newest segment is read to its start and the preview is not full,
+		// the turns before the rewind come from there.
+		budget -= read
+		if ts.Full() || budget <= 0 || base == nil || base.ThreadID != s.ID {
+			break
+		}
+		if path = rewoundFrom(s.Segments, path, base.EndByteOffset); path == "" {
+			break
+		}
+		end = base.EndByteOffset
+	}
+	return ts.Oldest(), nil
+}
+
+// historyBase is a segment's session_meta history_base.
+type historyBase struct {
+	ThreadID      string `json:"thread_id"`
+	EndByteOffset int64  `json:"end_byte_offset"`
+}
+
+// tailSegment adds the turns of a plain segment's lines before end (-1:
+// its end), within budget; it reports the segment's history_base when
+// it was read to its start, and how much it read.
+func tailSegment(path string, end int64, ts *harness.Turns, budget int64) (*historyBase, int64, error) {
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	paginated, err := headPaginated(f)
+	size := st.Size()
+	if end >= 0 {
+		size = min(size, end)
+	}
+	meta, err := firstLine(f)
 	if err != nil {
+		return nil, 0, err
+	}
+	// A paginated rollout may repeat its items as the legacy events, which
+	// are then left out; its session_meta says so when its lines carry no
+	// ordinal (lineTurns reads those).
+	paginated := bytes.Contains(meta, []byte(`"history_mode":"paginated"`))
+	if err := tailTurns(f, size, paginated, ts, budget); err != nil {
+		return nil, 0, err
+	}
+	if size > budget || ts.Full() {
+		return nil, min(size, budget), nil
+	}
+	var e struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Base *historyBase `json:"history_base"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(meta, &e) != nil || e.Type != "session_meta" {
+		return nil, size, nil
+	}
+	return e.Payload.Base, size, nil
+}
+
+// firstLine is a segment's session_meta line (about 22 KB), read up to
+// 64 KB: longer, it is cut, and what it says is still searched for
+// history_mode but not decoded.
+func firstLine(f io.ReaderAt) ([]byte, error) {
+	head := make([]byte, 64<<10)
+	n, err := f.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
 		return nil, err
 	}
-	if err := tailTurns(f, st.Size(), paginated, ts, harness.TailBytes); err != nil {
-		return nil, err
+	head = head[:n]
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
 	}
-	return ts.Oldest(), nil
+	return head, nil
+}
+
+// rewoundFrom is the segment a rewind's segment at path kept its history
+// in: the newest older plain segment of the thread at least end bytes
+// long; "" when there is none.
+func rewoundFrom(segments []string, path string, end int64) string {
+	for k, p := range segments {
+		if p != path {
+			continue
+		}
+		for _, q := range segments[k+1:] {
+			if compressed(q) {
+				continue
+			}
+			if st, err := os.Stat(q); err == nil && st.Size() >= end && end > 0 {
+				return q
+			}
+		}
+		return ""
+	}
+	return ""
 }
 
 // tailTurns adds the turns of f's lines before size, newest first.
@@ -59,24 +152,6 @@ func tailTurns(f io.ReaderAt, size int64, paginated bool, ts *harness.Turns, bud
 		}
 		return true
 	})
-}
-
-// headPaginated says the segment's session_meta (its first line, about
-// 22 KB, read up to 64 KB) has history_mode "paginated", as search's
-// reading does (textReader): then the legacy events, which a paginated
-// rollout may repeat its items with, are left out. A line that carries an
-// ordinal says so too (lineTurns).
-func headPaginated(f io.ReaderAt) (bool, error) {
-	head := make([]byte, 64<<10)
-	n, err := f.ReadAt(head, 0)
-	if err != nil && err != io.EOF {
-		return false, err
-	}
-	head = head[:n]
-	if i := bytes.IndexByte(head, '\n'); i >= 0 {
-		head = head[:i]
-	}
-	return bytes.Contains(head, []byte(`"history_mode":"paginated"`)), nil
 }
 
 // tailCompressed is Tail for a zstd segment: every line from its start,

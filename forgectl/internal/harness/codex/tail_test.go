@@ -266,6 +266,30 @@ func TestTailGenerated(t *testing.T) {
 	if out, err := exec.Command(bin, "-home", home, "-threads", "40", "-seed", "3", "-now", "2026-12-01T12:00:00Z").CombinedOutput(); err != nil {
 		t.Fatalf("gencodex: %v\n%s", err, out)
 	}
+	var manifest struct {
+		Threads []struct {
+			ID        string   `json:"id"`
+			Kind      string   `json:"kind"`
+			Prompts   []string `json:"prompts"`
+			Abandoned []string `json:"abandoned"`
+		} `json:"threads"`
+	}
+	if b, err := os.ReadFile(filepath.Join(home, "gencodex-manifest.json")); err != nil || json.Unmarshal(b, &manifest) != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	abandoned, kept := map[string]map[string]bool{}, map[string][]string{}
+	for _, th := range manifest.Threads {
+		abandoned[th.ID] = map[string]bool{}
+		for _, p := range th.Abandoned {
+			abandoned[th.ID][clip(p)] = true
+		}
+		if th.Kind == "rewind" && len(th.Abandoned) > 0 {
+			kept[th.ID] = th.Prompts
+		}
+	}
+	if len(kept) == 0 {
+		t.Fatal("the generated home has no rewound thread")
+	}
 	h := New(Paths{Root: filepath.Join(home, ".codex")})
 	ss, _ := list(t, h, filepath.Join(t.TempDir(), "idx"))
 	if len(ss) < 30 {
@@ -278,9 +302,14 @@ func TestTailGenerated(t *testing.T) {
 			t.Fatalf("%s: %v", s.ID, err)
 		}
 		var lastPrompt string
+		var prompts []string
 		for _, x := range turns {
 			if x.Kind == harness.TurnPrompt {
 				lastPrompt = x.Text
+				prompts = append(prompts, x.Text)
+				if abandoned[s.ID][x.Text] {
+					t.Errorf("%s: the preview shows the abandoned prompt %q", s.ID, x.Text)
+				}
 			}
 			for _, bad := range []string{"<environment_context>", "AGENTS.md", "<permissions", "**Inspecting", "gAAAA"} {
 				if strings.Contains(x.Text, bad) {
@@ -297,6 +326,17 @@ func TestTailGenerated(t *testing.T) {
 		if n := len(turns); n > 0 && s.Messages > 1 && turns[n-1].Kind != harness.TurnReply {
 			t.Errorf("%s: the preview ends on %v %q", s.ID, turns[n-1].Kind, turns[n-1].Text)
 		}
+		// A rewound thread's preview runs on into the turns it kept, in
+		// the segment it was rewound from.
+		if want, ok := kept[s.ID]; ok {
+			var clipped []string
+			for _, p := range want {
+				clipped = append(clipped, clip(p))
+			}
+			if d := cmp.Diff(clipped, prompts); d != "" {
+				t.Errorf("%s: a rewound thread's prompts (-want +got):\n%s", s.ID, d)
+			}
+		}
 		// Every generated turn ends with a token_count event.
 		if s.Messages > 0 && (s.ContextTokens <= 0 || s.TokensUsed < s.ContextTokens || s.Model != "gpt-5.5") {
 			t.Errorf("%s: context %d, used %d, model %q", s.ID, s.ContextTokens, s.TokensUsed, s.Model)
@@ -305,5 +345,42 @@ func TestTailGenerated(t *testing.T) {
 	}
 	if formats[true] == 0 || formats[false] == 0 {
 		t.Errorf("both formats wanted, got %v", formats)
+	}
+}
+
+// After a rewind the preview runs on from the new segment into the turns
+// the thread kept, in the segment it was rewound from, up to
+// history_base's end_byte_offset: never the abandoned turns after it.
+func TestTailRewind(t *testing.T) {
+	m := codextest.Meta{ID: idRewind, Cwd: "/x", Paginated: true, At: t0}
+	kept := bytes.Join([][]byte{codextest.MetaLine(m), codextest.User(t0, 1, "kept prompt"), codextest.Agent(t0, 2, "kept reply")}, nil)
+	old := writeRollout(t, "old.jsonl", kept, codextest.User(t0, 3, "abandoned prompt"), codextest.Agent(t0, 4, "abandoned reply"))
+	m2 := m
+	m2.At, m2.BaseThread = t0.Add(time.Hour), idRewind
+	meta := bytes.Replace(codextest.MetaLine(m2), []byte(`"end_byte_offset":30000`), []byte(`"end_byte_offset":`+string(must(json.Marshal(len(kept))))), 1)
+	if bytes.Equal(meta, codextest.MetaLine(m2)) {
+		t.Fatal("no end_byte_offset to set")
+	}
+	live := writeRollout(t, "new.jsonl", meta, codextest.User(m2.At, 1, "after the rewind"), codextest.Agent(m2.At, 2, "new reply"))
+	s := &harness.Session{ID: idRewind, Transcript: live, Segments: []string{live, old}}
+	turns, err := New(Paths{}).Tail(s, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []shown{
+		{harness.TurnPrompt, "kept prompt"}, {harness.TurnReply, "kept reply"},
+		{harness.TurnPrompt, "after the rewind"}, {harness.TurnReply, "new reply"},
+	}
+	if d := cmp.Diff(want, texts(turns)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	// A full preview reads no further than the new segment.
+	if turns, _ = New(Paths{}).Tail(s, 2); len(turns) != 2 || turns[0].Text != "after the rewind" {
+		t.Errorf("two lines: %v", texts(turns))
+	}
+	// A fork's history_base names its parent: its own turns only.
+	s.ID = idFork
+	if turns, _ = New(Paths{}).Tail(s, 10); len(turns) != 2 {
+		t.Errorf("another thread's base: %v", texts(turns))
 	}
 }
