@@ -483,3 +483,47 @@ func TestCodexEmptyHomeNoMarks(t *testing.T) {
 		t.Errorf("ls with an empty ~/.codex: %v\n%s", err, out)
 	}
 }
+
+// The picker's preview of a Codex thread, drawn by the real finder in a
+// real terminal: the cost from its newest token_count event, and the end
+// of the conversation read from the rollout's tail, newest at the bottom, without the tool's output, the reasoning or
+// the blocks Codex injects.
+func TestE2ECodexPreviewShowsTheConversation(t *testing.T) {
+	c := newCodexE2E(t)
+	at := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
+	c.segment("", at, cxTUI, "", 10*time.Minute,
+		codextest.MetaLine(codextest.Meta{ID: cxTUI, Cwd: c.repoDir, Branch: "main", Paginated: true, At: at}),
+		codextest.User(at, 1, "wire the refund webhook"),
+		codextest.Agent(at, 2, "the webhook handler is in refunds.go"),
+		codextest.User(at.Add(time.Minute), 3, "now make it retry on 503"),
+		codextest.Tool(at.Add(time.Minute), 4, "go test ./refunds/", "TOOL-OUTPUT-SECRET", "REASONING-SECRET"),
+		codextest.Agent(at.Add(2*time.Minute), 5, "Retries on 503 with backoff; the tests pass."),
+		codextest.TurnContext(at.Add(2*time.Minute), 6, c.repoDir),
+		codextest.TokenCount(at.Add(2*time.Minute), 7, 41000, 20000, 90, 70000))
+	tm := newTmux(t)
+	c.startPickers(tm, 1)
+	screen := tm.waitFor("the conversation in the preview", func(s string) bool {
+		return strings.Contains(s, "Retries on 503 with backoff; the tests pass.")
+	})
+	var order []int
+	for _, want := range []string{"context  41k tokens · cache cold (", "> wire the refund webhook", "  the webhook handler is in refunds.go",
+		"> now make it retry on 503", "  · shell: go test ./refunds/", "  Retries on 503 with backoff; the tests pass."} {
+		i := strings.Index(screen, want)
+		if i < 0 {
+			t.Errorf("the preview lacks %q:\n%s", want, screen)
+		}
+		order = append(order, i)
+	}
+	for k := 1; k < len(order); k++ {
+		if order[k] < order[k-1] {
+			t.Errorf("the preview's lines are out of order (%v):\n%s", order, screen)
+		}
+	}
+	for _, bad := range []string{"TOOL-OUTPUT-SECRET", "REASONING-SECRET", "environment_context"} {
+		if strings.Contains(screen, bad) {
+			t.Errorf("the preview shows %q:\n%s", bad, screen)
+		}
+	}
+	tm.run("send-keys", "-t", "t", "Escape")
+	tm.waitFor("exit 130", func(s string) bool { return strings.Contains(s, "EXIT=130") })
+}

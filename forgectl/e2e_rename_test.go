@@ -196,7 +196,6 @@ func TestE2ERenameRefusals(t *testing.T) {
 
 func empty(s string) bool { return s == "" }
 
-
 // A write the kernel cuts short (here a file-size limit a few bytes past
 // the transcript; a full disk acts alike) is cut back off: the transcript
 // is byte for byte what it was, so Claude Code's next row does not land on

@@ -22,6 +22,9 @@ type writer struct {
 	typed     []string // prompts typed into this file, in order
 	prompts   []string
 	history   []historyLine
+	// usedIn and usedOut are the file's token totals so far, as
+	// total_token_usage carries them.
+	usedIn, usedOut int
 }
 
 type historyLine struct {
@@ -177,7 +180,14 @@ func (w *writer) turn(first bool) {
 	}
 	w.line("response_item", ordered{"type", "message", "role", "assistant", "content", []any{ordered{"type", "output_text", "text", reply}}})
 	in, out := 12000+w.r.IntN(40000), 20+w.r.IntN(2000)
-	w.line("event_msg", ordered{"type", "token_count", "info", ordered{"total_token_usage", ordered{"input_tokens", in, "cached_input_tokens", in / 2, "output_tokens", out, "total_tokens", in + out}}})
+	// As Codex writes it after each response: the response's usage
+	// (input_tokens counts the cached part) and the file's total.
+	w.usedIn, w.usedOut = w.usedIn+in, w.usedOut+out
+	usage := func(in, cached, out, total int) ordered {
+		return ordered{"input_tokens", in, "cached_input_tokens", cached, "output_tokens", out, "reasoning_output_tokens", 0, "total_tokens", total}
+	}
+	w.line("event_msg", ordered{"type", "token_count", "info", ordered{"total_token_usage", usage(w.usedIn, w.usedIn/2, w.usedOut, w.usedIn+w.usedOut),
+		"last_token_usage", usage(in, in/2, out, in+out), "model_context_window", 258400}})
 	w.line("event_msg", ordered{"type", "task_complete", "turn_id", turnID, "last_agent_message", reply})
 }
 

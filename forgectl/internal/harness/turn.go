@@ -1,6 +1,9 @@
 package harness
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // What a harness supplies for the picker's preview of a conversation: its
 // newest turns, read from the end of the session's files only (Harness.
@@ -34,6 +37,39 @@ type Turn struct {
 
 // ReplyLines is how many opening lines of a reply a Turn keeps.
 const ReplyLines = 4
+
+// ReplyOpening is a reply's first ReplyLines lines that hold more than
+// white space, each cut at 240 characters: a reply Turn's Text.
+func ReplyOpening(t string) string {
+	var lines []string
+	for _, l := range strings.Split(t, "\n") {
+		l = strings.TrimRight(l, " \t\r")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if r := []rune(l); len(r) > 240 {
+			l = string(r[:240]) + "…"
+		}
+		lines = append(lines, l)
+		if len(lines) == ReplyLines {
+			break
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ToolLine is a tool call's Turn Text: its name, and its main argument on
+// one line, cut at 160 characters, when it has one.
+func ToolLine(name, arg string) string {
+	arg = strings.Join(strings.Fields(arg), " ")
+	if arg == "" {
+		return name
+	}
+	if r := []rune(arg); len(r) > 160 {
+		arg = string(r[:160]) + "…"
+	}
+	return name + ": " + arg
+}
 
 // TailBytes bounds how much of a session's files Tail reads, from their
 // end: past it, the turns found so far are the preview. Lines of tool

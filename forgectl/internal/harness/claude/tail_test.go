@@ -136,8 +136,8 @@ func TestTailReadsOnlyTheTail(t *testing.T) {
 	if len(turns) == 0 || turns[len(turns)-1].Text != "Done: round.go now uses decimal." {
 		t.Fatalf("turns %v", texts(turns))
 	}
-	if c.n > 2*tailBlock {
-		t.Errorf("read %d bytes of %d for 5 lines of preview, want at most %d", c.n, len(data), 2*tailBlock)
+	if c.n > 2*harness.TailBlock {
+		t.Errorf("read %d bytes of %d for 5 lines of preview, want at most %d", c.n, len(data), 2*harness.TailBlock)
 	}
 	// The bound holds when nothing in the tail is a turn.
 	var noise strings.Builder

@@ -73,10 +73,6 @@ func New(p Paths) *Harness { return &Harness{paths: p, procLocks: "/proc/locks"}
 // Name is "codex".
 func (h *Harness) Name() string { return Name }
 
-// Tail gives no turns yet: the preview of a Codex thread shows its facts
-// and cost only, until its rollout is read from the end (issue 20).
-func (h *Harness) Tail(s *harness.Session, max int) ([]harness.Turn, error) { return nil, nil }
-
 // ResumeArgs are `resume ID`, or `fork ID` for a new thread off it. They
 // run in the thread's recorded cwd, so Codex never asks which directory
 // to use.

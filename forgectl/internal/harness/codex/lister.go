@@ -30,10 +30,11 @@ type lister struct {
 	joined  *joined // session_index.jsonl's names and history.jsonl's times
 	live    map[string]holder
 	threads map[string]bool // every thread id the listing has, made by Group
+	now     time.Time       // whether a prompt cache is warm is judged at it
 }
 
 // Open starts a listing.
-func (h *Harness) Open(harness.OpenOptions) harness.Lister { return &lister{h: h} }
+func (h *Harness) Open(o harness.OpenOptions) harness.Lister { return &lister{h: h, now: o.Now} }
 
 // Join reads the write locks.
 func (l *lister) Join() []error {
@@ -185,6 +186,7 @@ func (l *lister) join(s *harness.Session) {
 	if s.ParentID != "" {
 		s.ParentExists = l.threads[s.ParentID]
 	}
+	s.CacheExpired = s.CacheWarmUntil.IsZero() || !l.now.Before(s.CacheWarmUntil)
 }
 
 // thread makes a thread's row from its segments, newest first: the newest
@@ -244,6 +246,16 @@ func (h *Harness) thread(segs []*segment, files []*harness.File, paths []string)
 	if s.LastPrompt == "" {
 		s.LastPrompt = s.FirstPrompt
 	}
+	// The cost of a resume from the newest segment a response was metered
+	// in.
+	for _, g := range segs {
+		if g.UsageMs != 0 {
+			s.ContextTokens, s.TokensUsed, s.Model = g.ContextTokens, g.Tokens, g.Model
+			s.LastReplyAt = time.UnixMilli(g.UsageMs).UTC()
+			s.CacheWarmUntil = s.LastReplyAt.Add(cacheTTL)
+			break
+		}
+	}
 	for k, g := range segs {
 		s.Size += files[k].Size
 		s.Messages += g.Messages
@@ -272,6 +284,16 @@ func (h *Harness) thread(segs []*segment, files []*harness.File, paths []string)
 func (h *Harness) archived(path string) bool {
 	return filepath.Dir(path) == filepath.Clean(h.paths.Archived())
 }
+
+// cacheTTL is how long after a thread's newest response forgectl takes
+// its prompt cache to stay warm. Codex asks for no cache retention (its
+// requests carry a prompt_cache_key, the thread's id, and no
+// prompt_cache_retention), so OpenAI's default in-memory caching holds:
+// its documentation gives "5 to 10 minutes of inactivity, up to one hour"
+// and no rule forgectl could cite for one thread. forgectl takes the low
+// end, as for Claude Code's 5-minute cache: a resume past it is called
+// cold (docs/codex.md).
+const cacheTTL = 5 * time.Minute
 
 // cmpBool orders false before true.
 func cmpBool(a, b bool) int {

@@ -18,7 +18,7 @@ import (
 
 // format is the version of segment's encoding and of the reading that
 // fills it, folded into the index's header (harness.Harness.Format).
-const format = 3
+const format = 4
 
 // Format is the version of what the listing stores for Codex.
 func (h *Harness) Format() uint64 { return format }
@@ -49,6 +49,13 @@ type segment struct {
 	NameEvent                   string
 	Messages, Broken            int
 	LastMs                      int64 // the newest line timestamp
+	// What the newest token_count event said (UsageMs its time, zero
+	// when none came): the newest response's input tokens, cached ones
+	// included, and the thread's total so far; Model is the newest
+	// turn_context's.
+	Model                 string
+	ContextTokens, Tokens int64
+	UsageMs               int64
 }
 
 func (g *segment) stamp() *fresh.Stamp {
@@ -57,7 +64,7 @@ func (g *segment) stamp() *fresh.Stamp {
 
 func (g *segment) strings() []*string {
 	return []*string{&g.Created, &g.Cwd, &g.Branch, &g.Version, &g.Originator, &g.Source, &g.ThreadSource,
-		&g.Parent, &g.ForkedFrom, &g.BaseThread, &g.First, &g.Last, &g.FallbackFirst, &g.FallbackLast, &g.NameEvent}
+		&g.Parent, &g.ForkedFrom, &g.BaseThread, &g.First, &g.Last, &g.FallbackFirst, &g.FallbackLast, &g.NameEvent, &g.Model}
 }
 
 // Encode appends the record (harness.Record).
@@ -75,6 +82,9 @@ func (g *segment) Encode(e *binrec.Encoder) {
 	e.Int(int64(g.Messages))
 	e.Int(int64(g.Broken))
 	e.Int(g.LastMs)
+	e.Int(g.ContextTokens)
+	e.Int(g.Tokens)
+	e.Int(g.UsageMs)
 }
 
 // storedID is the thread id a stored record names, decoding nothing else.
@@ -100,6 +110,9 @@ func decodeSegment(file fresh.File, payload string) (*segment, error) {
 	g.Messages = int(d.Int())
 	g.Broken = int(d.Int())
 	g.LastMs = d.Int()
+	g.ContextTokens = d.Int()
+	g.Tokens = d.Int()
+	g.UsageMs = d.Int()
 	if d.Err() != nil {
 		return nil, d.Err()
 	}
@@ -286,15 +299,20 @@ func (g *segment) line(line []byte) {
 	}
 	switch typ {
 	case "event_msg":
-		g.event(line, payload)
+		if !g.usage(line, payload, ms) {
+			g.event(line, payload)
+		}
+	case "turn_context":
+		g.turnContext(line)
 	case "response_item":
 		if g.First != "" || !bytes.Contains(payload, []byte(`"role":"user"`)) {
 			return
 		}
 		g.responseUser(line)
 	}
-	// turn_context, compacted, world_state, token_usage_record and
-	// whatever a later Codex adds hold nothing a row shows.
+	// compacted, world_state, token_usage_record (what token_count
+	// says, per response) and whatever a later Codex adds hold nothing a
+	// row shows.
 }
 
 func (g *segment) meta(line []byte, ms int64) {
@@ -433,6 +451,59 @@ func (g *segment) event(line, payload []byte) {
 		case "AgentMessage":
 			g.Messages++
 		}
+	}
+}
+
+// tokenUsage is a token_count event's figures. OpenAI counts cached
+// input inside input_tokens (cached_input_tokens is the part of it read
+// from the cache), so input_tokens is the whole context a response read.
+type tokenUsage struct {
+	Input int64 `json:"input_tokens"`
+	Total int64 `json:"total_tokens"`
+}
+
+// usage reads a token_count event; false for any other event. Codex
+// writes one after each response: last_token_usage is that response's,
+// total_token_usage the thread's so far. Its info is null before the
+// first response.
+func (g *segment) usage(line, payload []byte, ms int64) bool {
+	if !bytes.Contains(payload, []byte(`"token_count"`)) {
+		return false
+	}
+	var e struct {
+		Payload struct {
+			Type string `json:"type"`
+			Info *struct {
+				Total *tokenUsage `json:"total_token_usage"`
+				Last  *tokenUsage `json:"last_token_usage"`
+			} `json:"info"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &e) != nil || e.Payload.Type != "token_count" {
+		return false
+	}
+	if in := e.Payload.Info; in != nil && (in.Last != nil || in.Total != nil) {
+		g.ContextTokens, g.Tokens = 0, 0
+		if in.Last != nil {
+			g.ContextTokens = in.Last.Input
+		}
+		if in.Total != nil {
+			g.Tokens = in.Total.Total
+		}
+		g.UsageMs = ms
+	}
+	return true
+}
+
+// turnContext notes the model a turn ran with.
+func (g *segment) turnContext(line []byte) {
+	var e struct {
+		Payload struct {
+			Model string `json:"model"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &e) == nil && e.Payload.Model != "" {
+		g.Model = e.Payload.Model
 	}
 }
 

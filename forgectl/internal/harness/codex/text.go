@@ -118,41 +118,57 @@ func (x *textReader) line(line []byte) {
 }
 
 func (x *textReader) event(line, payload []byte, ms int64) {
+	role, texts := said(line, payload, x.paginated)
+	for _, t := range texts {
+		if role == harness.Name {
+			x.name(t)
+		} else {
+			x.add(role, ms, t)
+		}
+	}
+}
+
+// said is what an event_msg line says of the conversation: a prompt as
+// typed, a reply (harness.Prompt, harness.Reply) or the thread's name
+// (harness.Name), with its texts; none for any other event. paginated
+// leaves out the legacy user_message and agent_message, which a paginated
+// rollout may repeat its item_completed with. Search and the preview's
+// Tail both read events by it.
+func said(line, payload []byte, paginated bool) (harness.Role, []string) {
 	// Codex writes a payload's "type" first, but the check does not rely
 	// on it: a key can never appear inside a JSON string (its quotes would
 	// be escaped), so the whole payload is looked through.
-	head := payload
 	ok := false
 	for _, t := range eventTypes {
-		if bytes.Contains(head, t) {
+		if bytes.Contains(payload, t) {
 			ok = true
 			break
 		}
 	}
 	if !ok {
-		return
+		return 0, nil
 	}
 	var e struct {
 		Payload eventPayload `json:"payload"`
 	}
 	if json.Unmarshal(line, &e) != nil {
-		return
+		return 0, nil
 	}
 	p := &e.Payload
 	switch p.Type {
 	case "thread_name_updated":
-		x.name(p.Name)
+		return harness.Name, []string{p.Name}
 	case "user_message":
-		if !x.paginated {
-			x.add(harness.Prompt, ms, p.Message)
+		if !paginated {
+			return harness.Prompt, []string{p.Message}
 		}
 	case "agent_message":
-		if !x.paginated {
-			x.add(harness.Reply, ms, p.Message)
+		if !paginated {
+			return harness.Reply, []string{p.Message}
 		}
 	case "item_completed":
 		if p.Item == nil {
-			return
+			return 0, nil
 		}
 		role := harness.Prompt
 		switch p.Item.Type {
@@ -160,62 +176,95 @@ func (x *textReader) event(line, payload []byte, ms int64) {
 		case "AgentMessage":
 			role = harness.Reply
 		default:
-			return
+			return 0, nil
 		}
+		var texts []string
 		for _, c := range p.Item.Content {
 			if strings.EqualFold(c.Type, "text") {
-				x.add(role, ms, c.Text)
+				texts = append(texts, c.Text)
 			}
 		}
+		return role, texts
 	}
+	return 0, nil
 }
 
 var toolTypes = [][]byte{[]byte(`"function_call"`), []byte(`"custom_tool_call"`), []byte(`"local_shell_call"`)}
 
-// tool reads the string inputs of a tool call (its arguments, a patch, a
-// command), never its output (function_call_output and the like).
-func (x *textReader) tool(line, payload []byte, ms int64) {
+// toolCall is a response_item that calls a tool: function_call,
+// custom_tool_call or local_shell_call. Args are a function call's
+// arguments or a shell call's action, decoded (nil when they do not
+// decode); Raw a function call's arguments as written, or a custom tool's
+// input (an apply_patch's patch) or a shell call's action.
+type toolCall struct {
+	Type, Name string
+	Args       any
+	Raw        string
+	decoded    bool // Args decoded (JSON null decodes to nil)
+}
+
+// readToolCall reads a tool call, never its output (function_call_output
+// and the like). Search and the preview's Tail both read tool calls by it.
+func readToolCall(line, payload []byte) (toolCall, bool) {
 	// Codex writes a payload's "type" first, but the check does not rely
 	// on it: a key can never appear inside a JSON string (its quotes would
 	// be escaped), so the whole payload is looked through.
-	head := payload
 	ok := false
 	for _, t := range toolTypes {
-		if bytes.Contains(head, t) {
+		if bytes.Contains(payload, t) {
 			ok = true
 			break
 		}
 	}
 	if !ok {
-		return
+		return toolCall{}, false
 	}
 	var e struct {
 		Payload struct {
 			Type      string          `json:"type"`
+			Name      string          `json:"name"`
 			Arguments string          `json:"arguments"`
 			Input     string          `json:"input"`
 			Action    json.RawMessage `json:"action"`
 		} `json:"payload"`
 	}
 	if json.Unmarshal(line, &e) != nil {
-		return
+		return toolCall{}, false
 	}
 	p := &e.Payload
+	c := toolCall{Type: p.Type, Name: p.Name}
+	var v any
 	switch p.Type {
 	case "function_call":
-		var v any
+		c.Raw = p.Arguments
 		if json.Unmarshal([]byte(p.Arguments), &v) == nil {
-			x.strings(v, ms)
-		} else {
-			x.add(harness.Tool, ms, p.Arguments)
+			c.Args, c.decoded = v, true
 		}
 	case "custom_tool_call":
-		x.add(harness.Tool, ms, p.Input)
+		c.Raw = p.Input
 	case "local_shell_call":
-		var v any
+		c.Raw = string(p.Action)
 		if json.Unmarshal(p.Action, &v) == nil {
-			x.strings(v, ms)
+			c.Args, c.decoded = v, true
 		}
+	default:
+		return toolCall{}, false
+	}
+	return c, true
+}
+
+// tool reads the string inputs of a tool call (its arguments, a patch, a
+// command), never its output.
+func (x *textReader) tool(line, payload []byte, ms int64) {
+	c, ok := readToolCall(line, payload)
+	if !ok {
+		return
+	}
+	switch {
+	case c.decoded:
+		x.strings(c.Args, ms)
+	case c.Type != "local_shell_call":
+		x.add(harness.Tool, ms, c.Raw)
 	}
 }
 

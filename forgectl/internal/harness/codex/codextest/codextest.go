@@ -167,3 +167,22 @@ func HistoryLine(id string, at time.Time, text string) []byte {
 	b, _ := json.Marshal(map[string]any{"session_id": id, "ts": at.Unix(), "text": text})
 	return append(b, '\n')
 }
+
+// TokenCount is the event Codex writes after each response: the
+// response's usage (input counts the cached part too) and the thread's
+// total so far, as 0.171.0 and 0.142.3 write it.
+func TokenCount(at time.Time, ordinal int, lastInput, lastCached, lastOutput, totalTokens int) []byte {
+	u := func(in, cached, out, total int) map[string]any {
+		return map[string]any{"input_tokens": in, "cached_input_tokens": cached, "output_tokens": out, "reasoning_output_tokens": 0, "total_tokens": total}
+	}
+	return line(at, ordinal, "event_msg", map[string]any{"type": "token_count",
+		"info": map[string]any{"total_token_usage": u(totalTokens-lastOutput, 0, lastOutput, totalTokens),
+			"last_token_usage": u(lastInput, lastCached, lastOutput, lastInput+lastOutput), "model_context_window": 258400},
+		"rate_limits": map[string]any{"limit_id": "codex", "primary": nil}})
+}
+
+// TokenCountNull is the token_count event with no usage yet (its info is
+// null), as Codex writes before a thread's first response.
+func TokenCountNull(at time.Time, ordinal int) []byte {
+	return line(at, ordinal, "event_msg", map[string]any{"type": "token_count", "info": nil, "rate_limits": map[string]any{"limit_id": "codex"}})
+}
