@@ -248,7 +248,7 @@ func (ix *index) readChanged(ctx context.Context, opt Options, q Query, p plan, 
 	scratch := sync.Pool{New: func() any {
 		sc := jsonl.NewScanner(nil, 0)
 		sc.Done = ctx.Done() // a cancelled build leaves a huge transcript at once
-		return &readScratch{sc: sc, set: map[string]struct{}{}}
+		return &readScratch{sc: sc, set: new(tokenSet)}
 	}}
 	err := parallel.Ordered(ctx, len(p.jobs), workers(opt), 2*workers(opt), func(i int) jobResult {
 		rs := scratch.Get().(*readScratch)
@@ -417,14 +417,14 @@ func (ix *index) compact(ctx context.Context, opt Options, cat *catalog, fold ma
 		tokens []string
 		err    error
 	}
-	sets := sync.Pool{New: func() any { return map[string]struct{}{} }}
+	sets := sync.Pool{New: func() any { return new(tokenSet) }}
 	err = parallel.Ordered(ctx, len(moved), workers(opt), 2*workers(opt), func(k int) out {
 		e := &cat.Entries[moved[k]]
 		msgs, _, err := ix.segs[e.Seg].record(e.Rec, nil)
 		if err != nil {
 			return out{err: err}
 		}
-		set := sets.Get().(map[string]struct{})
+		set := sets.Get().(*tokenSet)
 		defer sets.Put(set)
 		return out{msgs: msgs, tokens: tokensOf(msgs, set)}
 	}, func(k int, o out) error {
@@ -459,7 +459,7 @@ func workers(opt Options) int {
 // readScratch is one worker's reusable buffers.
 type readScratch struct {
 	sc  *jsonl.Scanner
-	set map[string]struct{}
+	set *tokenSet
 }
 
 // read brings one transcript's record up to date.
