@@ -2,6 +2,7 @@ package search
 
 import (
 	"hash/maphash"
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -324,20 +325,42 @@ func tokensOf(msgs []harness.Message, set *tokenSet) []string {
 					i++
 					continue
 				}
-				// One tight loop per token: a letter is lowered by
-				// setting bit 5, which sends no other byte into a-z;
-				// caps gathers the bit a capital lacked.
+				// The token's end is found eight bytes at a time. Every
+				// byte of it is a letter or a digit, lowered by setting
+				// bit 5 (a digit has it); caps gathers the bytes that
+				// lacked it.
 				start = i
-				for ; i < len(s); i++ {
-					c := s[i]
-					if l := c | 0x20; 'a' <= l && l <= 'z' {
-						caps |= c ^ l
-						c = l
-					} else if c < '0' || c > '9' {
+				var upper uint64
+				for i+8 <= len(s) {
+					w := load64(s, i)
+					word := asciiWordBytes(w)
+					if stop := ^word & hi8; stop != 0 {
+						n := bits.TrailingZeros64(stop) >> 3
+						upper |= (^w << 2) & word & (1<<(8*n) - 1)
+						i += n
 						break
 					}
-					if n := i - start; n < shortToken {
-						key |= uint64(c) << (8 * n)
+					upper |= (^w << 2) & word
+					i += 8
+				}
+				if upper != 0 {
+					caps = 1
+				}
+				for ; i < len(s); i++ {
+					c := s[i]
+					if l := c | 0x20; (l < 'a' || l > 'z') && (c < '0' || c > '9') {
+						break
+					}
+					caps |= ^c & 0x20
+				}
+				if n := i - start; n <= shortToken {
+					if start+8 <= len(s) {
+						// (1<<64 - 1 is every bit: n may be 8.)
+						key = (load64(s, start) | 0x2020202020202020) & (1<<(8*n) - 1)
+					} else {
+						for k := range n {
+							key |= uint64(s[start+k]|0x20) << (8 * k)
+						}
 					}
 				}
 				if i == len(s) || s[i] < utf8.RuneSelf {
@@ -367,6 +390,28 @@ func tokensOf(msgs []harness.Message, set *tokenSet) []string {
 		}
 	}
 	return set.list()
+}
+
+// hi8 is bit 7 of each byte of a word.
+const hi8 = 0x8080808080808080
+
+// load64 reads s[i:i+8] as a little-endian word.
+func load64(s string, i int) uint64 {
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// asciiWordBytes sets bit 7 of each byte of w that is an ASCII letter or
+// digit: range checks done on all eight bytes at once, by adding to each
+// 7-bit byte a constant that carries into its bit 7 at the range's bound
+// (no sum leaves its byte).
+func asciiWordBytes(w uint64) uint64 {
+	x := w &^ hi8
+	l := x | 0x2020202020202020
+	letter := (l + 0x1f1f1f1f1f1f1f1f) &^ (l + 0x0505050505050505) // 0x61 <= l <= 0x7a
+	digit := (x + 0x5050505050505050) &^ (x + 0x4646464646464646)  // 0x30 <= x <= 0x39
+	return (letter | digit) & hi8 &^ w
 }
 
 // tokenSet is the distinct tokens of one session. A first build asks it

@@ -123,6 +123,44 @@ func TestTokensOfMatchesNormalizedTokensOnRandomText(t *testing.T) {
 	}
 }
 
+// The same on mostly-ASCII text, where the tokenizer reads eight bytes at
+// a time: words of every length around 8 and 16, capitals anywhere, every
+// ASCII byte as a separator, and now and then a non-ASCII rune, at any
+// offset from the start of the text.
+func TestTokensOfMatchesNormalizedTokensOnASCIIText(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	const word = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	for range 20000 {
+		var b strings.Builder
+		for range rng.Intn(12) {
+			for range rng.Intn(20) {
+				b.WriteByte(word[rng.Intn(len(word))])
+			}
+			switch x := rng.Intn(10); {
+			case x < 6:
+				b.WriteByte(byte(rng.Intn(128))) // a separator, or not
+			case x < 8:
+				b.WriteString(" ")
+			default:
+				b.WriteString(tricky[rng.Intn(len(tricky))])
+			}
+		}
+		text := b.String()
+		got := map[string]bool{}
+		for _, g := range tokensOf([]harness.Message{{Text: text}}, new(tokenSet)) {
+			if got[g] {
+				t.Fatalf("%q: %q listed twice", text, g)
+			}
+			got[g] = true
+		}
+		want := map[string]bool{}
+		eachToken(normalize(text), func(s string) { want[s] = true })
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("%q: tokens (-normalized +one-pass):\n%s", text, d)
+		}
+	}
+}
+
 // A snippet holds the match, wherever the text changed length when
 // normalized before it.
 func TestSnippetHoldsANonASCIIMatch(t *testing.T) {
