@@ -254,7 +254,7 @@ func (ix *index) readChanged(ctx context.Context, opt Options, q Query, p plan, 
 		rs := scratch.Get().(*readScratch)
 		defer scratch.Put(rs)
 		r := ix.read(opt.Harness, rs, p.jobs[i])
-		if opt.Early != nil && r.err == nil && !r.same {
+		if opt.Early != nil && r.err == nil && !r.same && mayHold(r.tokens, q) {
 			r.hits = matchSession(r.msgs, q)
 		}
 		return r
@@ -301,6 +301,29 @@ func (ix *index) readChanged(ctx context.Context, opt Options, q Query, p plan, 
 		}
 	}
 	return cat, problems, nil
+}
+
+// mayHold says whether a session whose tokens are these is a candidate a
+// query over the index would check (index.query): for every term, some
+// token holds its key token. The others cannot match, and checking them
+// would mean normalizing all their text during a first build.
+func mayHold(tokens []string, q Query) bool {
+	for _, t := range q.Terms {
+		if t.key == "" {
+			continue
+		}
+		held := false
+		for _, tok := range tokens {
+			if strings.Contains(tok, t.key) {
+				held = true
+				break
+			}
+		}
+		if !held {
+			return false
+		}
+	}
+	return true
 }
 
 // addSegment finishes w as segment id and names it in cat.
