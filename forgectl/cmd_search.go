@@ -449,12 +449,18 @@ func (a *app) searchToTerminal(ctx context.Context, q search.Query, query string
 		default:
 		}
 	}
+	// take hands over the queued paths with their hits: a copy, since
+	// early goes on adding to hits while the rows are listed.
 	take := func() ([]string, map[string][]search.Hit) {
 		mu.Lock()
 		defer mu.Unlock()
 		q := queue
 		queue = nil
-		return q, hits
+		h := make(map[string][]search.Hit, len(q))
+		for _, p := range q {
+			h[p] = hits[p]
+		}
+		return q, h
 	}
 	// Harnesses are searched in turn, so the hits of a first build of
 	// two indexes would come harness by harness, not newest first: then

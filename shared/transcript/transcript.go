@@ -23,6 +23,8 @@ import (
 	"math/bits"
 	"os"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
@@ -543,13 +545,38 @@ func between(s, open, close string) (string, bool) {
 	return rest[:j], true
 }
 
-// Oneline collapses whitespace and cuts at 200 runes with an ellipsis.
+// Oneline collapses whitespace (unicode.IsSpace) and cuts at 200 runes
+// with an ellipsis. It reads no further than the 201st rune: a listing
+// calls it on every prompt of history.jsonl, where a pasted text can run
+// to kilobytes. A bad UTF-8 byte counts as a rune; it is kept as it is in
+// a line that fits, and becomes U+FFFD in one that is cut.
 func Oneline(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 200 {
-		return string(r[:200]) + "…"
+	const most = 200
+	var b []byte
+	n, space := 0, false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			space = true
+			i += size
+			continue
+		}
+		if space && n > 0 {
+			b = append(b, ' ')
+			n++
+		}
+		space = false
+		if n > most {
+			break
+		}
+		b = append(b, s[i:i+size]...)
+		n++
+		i += size
 	}
-	return s
+	if n > most {
+		return string([]rune(string(b))[:most]) + "…"
+	}
+	return string(b)
 }
 
 // nextMember finds, from b[from:] on, the first member whose key is

@@ -17,10 +17,12 @@ import (
 	"time"
 )
 
-// Sample is a measured command: the median wall time and the largest peak
-// RSS over its runs.
+// Sample is a measured command: the median wall time, the median CPU time
+// (user plus system: on a shared machine the fairer figure, as it leaves
+// out the waits for a core) and the largest peak RSS over its runs.
 type Sample struct {
 	Wall   time.Duration
+	CPU    time.Duration
 	MaxRSS int64 // bytes
 }
 
@@ -28,7 +30,7 @@ type Sample struct {
 // runs before each timed run, untimed. okCodes are exit statuses that are
 // a valid answer (grep's 1 for "no match" is still a full scan).
 func Measure(ctx context.Context, n int, prep func() error, env []string, okCodes []int, argv ...string) (Sample, error) {
-	var walls []time.Duration
+	var walls, cpus []time.Duration
 	var rss int64
 	for range n {
 		if prep != nil {
@@ -49,12 +51,18 @@ func Measure(ctx context.Context, n int, prep func() error, env []string, okCode
 			return Sample{}, fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(stderr.String()))
 		}
 		walls = append(walls, wall)
+		cpus = append(cpus, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss*1024 > rss {
 			rss = ru.Maxrss * 1024 // Linux reports KiB
 		}
 	}
-	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
-	return Sample{Wall: walls[len(walls)/2], MaxRSS: rss}, nil
+	return Sample{Wall: Median(walls), CPU: Median(cpus), MaxRSS: rss}, nil
+}
+
+// Median is the middle of d (the upper one of an even count); d is sorted.
+func Median(d []time.Duration) time.Duration {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[len(d)/2]
 }
 
 func contains(l []int, v int) bool {
@@ -70,14 +78,14 @@ func contains(l []int, v int) bool {
 // unless one is there already (it is kept for later runs). Above 10,000
 // sessions it is the same generator at a tenth of the sizes: ten times the
 // sessions in five times the bytes.
-func Generate(ctx context.Context, bin, home string, n int, log io.Writer) error {
+func Generate(ctx context.Context, bin, home string, n int, log io.Writer, extra ...string) error {
 	if _, err := os.Stat(filepath.Join(home, "gencc-manifest.json")); err == nil {
 		fmt.Fprintf(log, "reusing %s\n", home)
 		return nil
 	}
 	os.RemoveAll(home)
 	fmt.Fprintf(log, "generating %d sessions in %s (once; kept for later runs)\n", n, home)
-	args := []string{"-home", home, "-scale", "-sessions", strconv.Itoa(n)}
+	args := append([]string{"-home", home, "-scale", "-sessions", strconv.Itoa(n)}, extra...)
 	if n > 10000 {
 		args = append(args, "-max-bytes", strconv.Itoa(n/10000*750)+"MB")
 	}

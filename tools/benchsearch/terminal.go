@@ -7,9 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
+
+	"forgectl.dev/tools/benchkit"
 )
 
 // A first search on a terminal prints its hits while the index is built.
@@ -64,12 +65,7 @@ func (b *bench) terminal(ctx context.Context, n int, prep func() error, env []st
 		}
 		firsts, dones = append(firsts, first), append(dones, done)
 	}
-	return onScreen{first: median(firsts), done: median(dones), rows: rows}, nil
-}
-
-func median(d []time.Duration) time.Duration {
-	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-	return d[len(d)/2]
+	return onScreen{first: benchkit.Median(firsts), done: benchkit.Median(dones), rows: rows}, nil
 }
 
 func shellJoin(argv []string) string {

@@ -62,6 +62,15 @@ type Options struct {
 	HugeFiles int
 	// HugeBytes is the minimum size of each huge transcript (default 50 MiB).
 	HugeBytes int64
+	// PromptBytes, when positive, makes a text-heavy home: each typed
+	// prompt gets a pasted block of prose after it, of 0.5–1.5× this many
+	// bytes (mean PromptBytes). Zero writes the prompts as before.
+	PromptBytes int
+	// ReplyBytes, when positive, makes each turn's closing text reply
+	// 0.5–1.5× this many bytes (mean ReplyBytes) instead of 0.2–1.7 KB; the
+	// extra bytes come out of the turn's tool payload, so the transcript
+	// sizes (and MaxBytes) stay what they would be.
+	ReplyBytes int
 	// Workers bounds parallel transcript writers (default GOMAXPROCS).
 	Workers int
 	// Progress, when set, receives a line per thousand sessions written.
@@ -108,6 +117,9 @@ func (o *Options) normalize() error {
 		o.Now = time.Now()
 	}
 	o.Now = o.Now.UTC().Truncate(time.Millisecond)
+	if o.PromptBytes < 0 || o.ReplyBytes < 0 {
+		return errors.New("prompt and reply bytes must not be negative")
+	}
 	if o.MaxBytes < 0 {
 		return errors.New("max bytes must not be negative")
 	}

@@ -635,8 +635,35 @@ func randomPlan(o *Options, r *rand.Rand) *plan {
 		slices.Sort(rp.subdirs)
 		rp.subdirs = slices.Compact(rp.subdirs)
 	}
+	if o.PromptBytes > 0 {
+		pastePrompts(o, p)
+	}
 	finishRepos(p)
 	return p
+}
+
+// pastePrompts appends a pasted block of prose to every typed prompt
+// (Options.PromptBytes). Each session draws from a stream of its own, so
+// the rest of the plan is what it would be without it; a fork's first
+// prompt stays its parent's, as Claude Code copies it.
+func pastePrompts(o *Options, p *plan) {
+	paste := func(s *sessionSpec, from int) {
+		r := rand.New(rand.NewPCG(o.Seed^0x70617374, uint64(s.idx)+1))
+		for k := from; k < len(s.prompts); k++ {
+			s.prompts[k] += "\n\n" + sentence(r, o.PromptBytes/2+r.IntN(o.PromptBytes+1))
+		}
+	}
+	for _, s := range p.sessions {
+		if s.forkOf == nil {
+			paste(s, 0)
+		}
+	}
+	for _, s := range p.sessions {
+		if s.forkOf != nil {
+			s.prompts[0] = s.forkOf.prompts[0]
+			paste(s, 1)
+		}
+	}
 }
 
 // makeFork turns s into a --fork-session copy of another interactive

@@ -57,6 +57,8 @@ type tw struct {
 	history     []historyLine
 	sidecar     bool
 	agentID     string
+	// replyBytes is Options.ReplyBytes (0 outside a first write).
+	replyBytes int
 }
 
 func ts(t time.Time) string { return rfc3339(t) }
@@ -357,6 +359,11 @@ func (w *tw) turn(k int, budget int64) {
 	if k == 0 && len(w.s.tasks) > 0 {
 		w.taskTools(msgID)
 	}
+	closing := 0 // drawn after the payload, as without replyBytes
+	if w.replyBytes > 0 {
+		closing = w.replyBytes/2 + w.r.IntN(w.replyBytes+1)
+		budget = max(0, budget-int64(closing))
+	}
 	remaining := budget
 	for calls := 0; remaining > 0 && calls < 12; calls++ {
 		n := remaining
@@ -368,7 +375,10 @@ func (w *tw) turn(k int, budget int64) {
 		remaining -= n
 		msgID = w.id("msg_01", 22)
 	}
-	w.assistant(msgID, textBlock{Type: "text", Text: sentence(w.r, 200+w.r.IntN(1500))}, "end_turn")
+	if closing == 0 {
+		closing = 200 + w.r.IntN(1500)
+	}
+	w.assistant(msgID, textBlock{Type: "text", Text: sentence(w.r, closing)}, "end_turn")
 	if w.s.stopHook {
 		f, t := false, ""
 		w.system(systemRow{Subtype: "stop_hook_summary", HookCount: 1, HookInfos: []any{obj{{"command", "forgectl resume snapshot --quiet"}}}, HookErrors: []any{}, Prevented: &f, StopReason: &t, HasOutput: &f, Level: "suggestion"})
@@ -424,7 +434,7 @@ func writeSession(o *Options, s *sessionSpec, c *corpus) (res sessionResult, err
 			err = cerr
 		}
 	}()
-	w := &tw{s: s, r: r, c: c, bw: bufio.NewWriterSize(f, 1<<20), titleOff: -1}
+	w := &tw{s: s, r: r, c: c, bw: bufio.NewWriterSize(f, 1<<20), titleOff: -1, replyBytes: o.ReplyBytes}
 	w.enc = json.NewEncoder(&w.buf)
 	w.enc.SetEscapeHTML(false)
 	if s.kind == kindSidechain {

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -111,7 +112,45 @@ func TestTokensOfMatchesNormalizedTokensOnRandomText(t *testing.T) {
 	for range 20000 {
 		text := randomText(rng)
 		got := map[string]bool{}
-		for _, g := range tokensOf([]harness.Message{{Text: text}}, map[string]struct{}{}) {
+		for _, g := range tokensOf([]harness.Message{{Text: text}}, new(tokenSet)) {
+			got[g] = true
+		}
+		want := map[string]bool{}
+		eachToken(normalize(text), func(s string) { want[s] = true })
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("%q: tokens (-normalized +one-pass):\n%s", text, d)
+		}
+	}
+}
+
+// The same on mostly-ASCII text, where the tokenizer reads eight bytes at
+// a time: words of every length around 8 and 16, capitals anywhere, every
+// ASCII byte as a separator, and now and then a non-ASCII rune, at any
+// offset from the start of the text.
+func TestTokensOfMatchesNormalizedTokensOnASCIIText(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	const word = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	for range 20000 {
+		var b strings.Builder
+		for range rng.Intn(12) {
+			for range rng.Intn(20) {
+				b.WriteByte(word[rng.Intn(len(word))])
+			}
+			switch x := rng.Intn(10); {
+			case x < 6:
+				b.WriteByte(byte(rng.Intn(128))) // a separator, or not
+			case x < 8:
+				b.WriteString(" ")
+			default:
+				b.WriteString(tricky[rng.Intn(len(tricky))])
+			}
+		}
+		text := b.String()
+		got := map[string]bool{}
+		for _, g := range tokensOf([]harness.Message{{Text: text}}, new(tokenSet)) {
+			if got[g] {
+				t.Fatalf("%q: %q listed twice", text, g)
+			}
 			got[g] = true
 		}
 		want := map[string]bool{}
@@ -167,7 +206,7 @@ func TestTokensOfMatchesNormalizedTokens(t *testing.T) {
 		"Fix the INVOICE rounding_mode in v2.1", "naïve CAFÉ ΣΊΣΥΦΟΣ straße K", "a\u00a0b\tc\nd",
 		strings.Repeat("x", 700) + " " + strings.Repeat("é", 300), "日本語のテキスト 123", "\xff\xfe broken utf8",
 	} {
-		got := tokensOf([]harness.Message{{Text: text}}, map[string]struct{}{})
+		got := tokensOf([]harness.Message{{Text: text}}, new(tokenSet))
 		want := map[string]bool{}
 		eachToken(normalize(text), func(s string) { want[s] = true })
 		gotSet := map[string]bool{}
@@ -178,4 +217,44 @@ func TestTokensOfMatchesNormalizedTokens(t *testing.T) {
 			t.Errorf("%.40q: tokens (-normalized +one-pass):\n%s", text, d)
 		}
 	}
+}
+
+// tokensOf lists each distinct token once, however often it recurs and
+// however many there are (the set grows past its first table), and a set
+// reused for the next session, after a huge one, holds only that
+// session's tokens; the lists it returned before stay as they were.
+func TestTokensOfListsEachTokenOnceAcrossReuse(t *testing.T) {
+	set := new(tokenSet)
+	var b strings.Builder
+	want := map[string]bool{}
+	for i := range 200000 {
+		w := "w" + strconv.Itoa(i%70000)
+		if i%5 == 0 { // longer than a packed token
+			w = "longertoken" + strconv.Itoa(i%20000)
+		}
+		if i%3 == 0 {
+			w = strings.ToUpper(w)
+		}
+		b.WriteString(w + " ")
+		want[strings.ToLower(w)] = true
+	}
+	want["w5"] = true
+	big := tokensOf([]harness.Message{{Text: b.String()}, {Text: "W5 w6"}}, set)
+	check := func(name string, got []string, want map[string]bool) {
+		t.Helper()
+		seen := map[string]bool{}
+		for _, g := range got {
+			if seen[g] {
+				t.Errorf("%s: %q listed twice", name, g)
+			}
+			seen[g] = true
+		}
+		if d := cmp.Diff(want, seen); d != "" {
+			t.Errorf("%s: tokens (-want +got):\n%s", name, d)
+		}
+	}
+	check("huge session", big, want)
+	small := tokensOf([]harness.Message{{Text: "Fix fix FIX the w5 LongerToken7 longertoken7"}}, set)
+	check("next session", small, map[string]bool{"fix": true, "the": true, "w5": true, "longertoken7": true})
+	check("huge session, after reuse", big, want)
 }

@@ -256,13 +256,13 @@ func (ix *index) readChanged(ctx context.Context, opt Options, q Query, p plan, 
 	scratch := sync.Pool{New: func() any {
 		sc := jsonl.NewScanner(nil, 0)
 		sc.Done = ctx.Done() // a cancelled build leaves a huge transcript at once
-		return &readScratch{sc: sc, set: map[string]struct{}{}}
+		return &readScratch{sc: sc, set: new(tokenSet)}
 	}}
 	err := parallel.Ordered(ctx, len(p.jobs), workers(opt), 2*workers(opt), func(i int) jobResult {
 		rs := scratch.Get().(*readScratch)
 		defer scratch.Put(rs)
 		r := ix.read(opt.Harness, rs, p.jobs[i])
-		if opt.Early != nil && r.err == nil && !r.same {
+		if opt.Early != nil && r.err == nil && !r.same && mayHold(r.tokens, q) {
 			r.hits = matchSession(r.msgs, q)
 		}
 		return r
@@ -309,6 +309,29 @@ func (ix *index) readChanged(ctx context.Context, opt Options, q Query, p plan, 
 		}
 	}
 	return cat, problems, nil
+}
+
+// mayHold says whether a session whose tokens are these is a candidate a
+// query over the index would check (index.query): for every term, some
+// token holds its key token. The others cannot match, and checking them
+// would mean normalizing all their text during a first build.
+func mayHold(tokens []string, q Query) bool {
+	for _, t := range q.Terms {
+		if t.key == "" {
+			continue
+		}
+		held := false
+		for _, tok := range tokens {
+			if strings.Contains(tok, t.key) {
+				held = true
+				break
+			}
+		}
+		if !held {
+			return false
+		}
+	}
+	return true
 }
 
 // addSegment finishes w as segment id and names it in cat.
@@ -425,14 +448,14 @@ func (ix *index) compact(ctx context.Context, opt Options, cat *catalog, fold ma
 		tokens []string
 		err    error
 	}
-	sets := sync.Pool{New: func() any { return map[string]struct{}{} }}
+	sets := sync.Pool{New: func() any { return new(tokenSet) }}
 	err = parallel.Ordered(ctx, len(moved), workers(opt), 2*workers(opt), func(k int) out {
 		e := &cat.Entries[moved[k]]
 		msgs, _, err := ix.segs[e.Seg].record(e.Rec, nil)
 		if err != nil {
 			return out{err: err}
 		}
-		set := sets.Get().(map[string]struct{})
+		set := sets.Get().(*tokenSet)
 		defer sets.Put(set)
 		return out{msgs: msgs, tokens: tokensOf(msgs, set)}
 	}, func(k int, o out) error {
@@ -467,7 +490,7 @@ func workers(opt Options) int {
 // readScratch is one worker's reusable buffers.
 type readScratch struct {
 	sc  *jsonl.Scanner
-	set map[string]struct{}
+	set *tokenSet
 }
 
 // read brings one transcript's record up to date.

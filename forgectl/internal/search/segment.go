@@ -59,8 +59,10 @@ func damaged(format string, args ...any) error {
 type segWriter struct {
 	out  *binrec.Writer
 	recs []uint64
-	dict map[string][]uint32
-	rec  binrec.Encoder
+	// dict numbers each term; posts[k] lists the records holding term k.
+	dict  map[string]int32
+	posts [][]uint32
+	rec   binrec.Encoder
 }
 
 // newSegWriter starts the segment that will be path (see binrec.Create
@@ -70,7 +72,7 @@ func newSegWriter(path string, onExit func(func()) func()) (*segWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &segWriter{out: out, dict: map[string][]uint32{}}
+	s := &segWriter{out: out, dict: map[string]int32{}}
 	s.out.WriteString(segMagic)
 	return s, nil
 }
@@ -92,7 +94,15 @@ func (s *segWriter) add(msgs []harness.Message, tokens []string) uint32 {
 		e.B = nil // one huge session's buffer is not kept for the rest
 	}
 	for _, t := range tokens {
-		s.dict[t] = append(s.dict[t], n)
+		k, ok := s.dict[t]
+		if !ok {
+			// A copy: t shares one string with the rest of its session's
+			// tokens, which a key would keep alive.
+			k = int32(len(s.posts))
+			s.dict[strings.Clone(t)] = k
+			s.posts = append(s.posts, nil)
+		}
+		s.posts[k] = append(s.posts[k], n)
 	}
 	return n
 }
@@ -119,7 +129,7 @@ func (s *segWriter) finish() (size int64, crc uint32, err error) {
 		blob = append(blob, t...)
 		blob = append(blob, 0)
 		prev := uint32(0)
-		for k, r := range s.dict[t] {
+		for k, r := range s.posts[s.dict[t]] {
 			if k == 0 {
 				post = binary.AppendUvarint(post, uint64(r))
 			} else {

@@ -31,6 +31,11 @@
 //	-huge-files N       50 MB+ transcripts with -scale (default 1 per 2,000
 //	                    sessions; -1 for none)
 //	-huge-bytes SIZE    minimum size of a huge transcript (default 50MiB)
+//	-prompt-bytes SIZE  a text-heavy home: paste about SIZE bytes of prose after
+//	                    each typed prompt (0.5-1.5x SIZE; default none)
+//	-reply-bytes SIZE   a text-heavy home: closing replies of about SIZE bytes
+//	                    (0.5-1.5x SIZE), taken from the tool payload (default
+//	                    0.2-1.7 KB)
 //	-workers N          parallel writers (default: number of CPUs)
 //	-append-percent P   append to P% of an existing generated home's transcripts
 //
@@ -112,6 +117,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		hugeFiles, workers   int
 		seed                 uint64
 		maxBytes, hugeBytes  byteSize
+		promptBytes          byteSize
+		replyBytes           byteSize
 		appendPercent        float64
 	)
 	fs.StringVar(&home, "home", "", "home `DIR` to write (required)")
@@ -125,6 +132,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.Var(&maxBytes, "max-bytes", "cap on total transcript `SIZE` (1.5G with -scale)")
 	fs.IntVar(&hugeFiles, "huge-files", 0, "`N` transcripts of 50 MB+ with -scale (default 1 per 2,000 sessions; -1 for none)")
 	fs.Var(&hugeBytes, "huge-bytes", "minimum `SIZE` of a huge transcript (default 50MiB)")
+	fs.Var(&promptBytes, "prompt-bytes", "paste about `SIZE` bytes of prose after each typed prompt (a text-heavy home)")
+	fs.Var(&replyBytes, "reply-bytes", "closing replies of about `SIZE` bytes (a text-heavy home)")
 	fs.IntVar(&workers, "workers", 0, "parallel writers (default: CPUs)")
 	fs.Float64Var(&appendPercent, "append-percent", 0, "append turns to `P` percent of an existing home's transcripts")
 	if err := fs.Parse(args); err != nil {
@@ -183,6 +192,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	o := gencc.Options{
 		Home: home, ConfigDir: configDir, Mode: mode, Sessions: sessions, Repos: repos, Seed: seed, Now: at,
 		MaxBytes: int64(maxBytes), HugeFiles: hugeFiles, HugeBytes: int64(hugeBytes), Workers: workers,
+		PromptBytes: int(promptBytes), ReplyBytes: int(replyBytes),
 	}
 	if scale {
 		o.Progress = stderr
