@@ -188,9 +188,14 @@ func checkResumeInPlace(h *home, id, cwd, prompt, file string) {
 	t.Helper()
 	before, _ := h.files()
 	p := h.newPane(h.dir, filepath.Join(h.s.bin, "forgectl"), "resume", id)
-	s := p.waitScreen("the resumed thread", startWait, func(s string) bool {
+	// The composer comes up before the replayed transcript is drawn (0.142.3
+	// on a loaded machine showed it alone): wait for both, or for the
+	// directory question, and judge the last screen seen.
+	var s string
+	screenPoll.Wait(startWait, func() bool {
+		s = p.screen()
 		_, c := composer(s)
-		return c || strings.Contains(s, dirQuestion)
+		return c && strings.Contains(s, prompt) || strings.Contains(s, dirQuestion) || p.dead()
 	})
 	if _, c := composer(s); !c || strings.Contains(s, dirQuestion) {
 		t.Fatalf("forgectl resume %s did not bring the composer back (a directory question?):\n%s", id, s)
