@@ -325,11 +325,17 @@ func checkForgectlArchived(h *home, id, prompt string) {
 	if r, ok := h.ls("--all")[id]; !ok || r.HiddenReason != "archived" || r.FirstPrompt != prompt {
 		t.Errorf("ls --all: archived row %+v (listed %v), want hidden_reason archived", r, ok)
 	}
-	if rows := h.ls("--archived"); len(rows) != 1 {
-		t.Errorf("ls --archived lists %d threads, want only %s", len(rows), id)
+	if rows := h.ls("--archived"); len(rows) != 1 || rows[id].HiddenReason != "archived" {
+		t.Errorf("ls --archived lists %v, want only %s", rows, id)
 	}
-	if ids := h.search("archive", "later"); !contains(ids, id) {
-		t.Errorf("search does not find the archived thread: %v", ids)
+	// Hidden, as in ls: search finds it with --archived or --all only.
+	if ids := h.search("archive", "later"); contains(ids, id) {
+		t.Errorf("search without --all or --archived finds the archived thread: %v", ids)
+	}
+	for _, flag := range []string{"--archived", "--all"} {
+		if ids := h.search(flag, "archive", "later"); !contains(ids, id) {
+			t.Errorf("search %s does not find the archived thread: %v", flag, ids)
+		}
 	}
 }
 
