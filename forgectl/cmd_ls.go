@@ -31,7 +31,7 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 	verbose := fs.Bool("verbose", false, "report files that could not be read")
 	tree := fs.Bool("tree", false, "print children below their parent (branches, forks, /clear continuations)")
 	rootsOnly := fs.Bool("roots", false, "only sessions that are nobody's child: one row per line of work")
-	archived := fs.Bool("archived", false, "only the archived sessions (see 'resume archive --help')")
+	archived := fs.Bool("archived", false, "only archived sessions: forgectl's archive and Codex's archived_sessions/")
 	dates := dateFlags(a, fs, "resume ls ")
 	color := colorFlag(a, fs, "resume ls ")
 	return func(ctx context.Context, args []string) error {
@@ -52,7 +52,7 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			return a.lsLineage(ctx, strings.Join(args, " "), *all, *archived, *verbose, *asJSON, *tree, active, o)
 		}
 		if *archived {
-			return a.lsArchived(ctx, strings.Join(args, " "), *asJSON, active, o)
+			return a.lsArchived(ctx, strings.Join(args, " "), *verbose, *asJSON, active, o)
 		}
 		m := match.New(strings.Join(args, " "), *all)
 		out, closeOut := a.sessionWriter(*asJSON, o)
@@ -126,7 +126,7 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 func (a *app) lsLineage(ctx context.Context, filter string, all, archived, verbose, asJSON, tree bool, active when.Window, o output) error {
 	var list []harness.Session
 	_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, countTasks: true, active: active}, func(s *harness.Session) error {
-		if !archived {
+		if !archived || s.HiddenReason == archivedReason {
 			list = append(list, *s)
 		}
 		return nil
@@ -203,10 +203,13 @@ FLAGS
   --all       include hidden sessions (print-mode, sidechains, continued,
               archived in Claude Code's picker) and the ones in forgectl's
               archive (hidden_reason "archived"), in activity order
-  --archived  only the sessions in forgectl's archive ('resume archive
-              --help'), read from the archive's index: nothing is
-              decompressed. An archived row's transcript_path is where its
-              transcript goes back to.
+  --archived  only the archived sessions (hidden_reason "archived") of
+              every harness listed, newest first: Claude Code sessions in
+              forgectl's archive ('resume archive --help'), read from the
+              archive's index (nothing is decompressed; such a row's
+              transcript_path is where its transcript goes back to), and
+              Codex threads in archived_sessions/. Composes with FILTER,
+              --since, --until, --harness, --tree and --roots.
   --tree      print each session below its parent, behind tree glyphs at the
               start of the line; the tree with the newest activity first,
               children newest first. A parent that is hidden or filtered out
@@ -337,10 +340,13 @@ CODEX (harness codex; see docs/codex.md)
 ` + exitcode.Table + `
 `
 
-// lsArchived is ls --archived: the archive's rows alone, newest activity
-// first, read from its index (no stored file is decompressed).
-func (a *app) lsArchived(ctx context.Context, filter string, asJSON bool, active when.Window, o output) error {
-	rows := a.archivedRows(ctx, nil, active)
+// lsArchived is ls --archived: the archived rows of every harness listed,
+// newest activity first (see archivedSessions).
+func (a *app) lsArchived(ctx context.Context, filter string, verbose, asJSON bool, active when.Window, o output) error {
+	rows, err := a.archivedSessions(ctx, verbose, active)
+	if err != nil {
+		return err
+	}
 	if strings.TrimSpace(filter) != "" {
 		m := match.New(filter, true)
 		for _, s := range rows {

@@ -33,7 +33,7 @@ func resumeCommand() *command {
 			dryRun := fs.Bool("dry-run", false, "print the resolved cwd, argv and environment; exec nothing, never prompt")
 			fork := fs.Bool("fork", false, "branch a new session off the transcript (--fork-session)")
 			all := fs.Bool("all", false, "include hidden sessions (print-mode, sidechains) and archived ones")
-			archived := fs.Bool("archived", false, "pick or match among the archived sessions only (restored, then resumed)")
+			archived := fs.Bool("archived", false, "pick or match among the archived sessions only (forgectl's archive, Codex's archived_sessions/)")
 			a.harnessFlag(fs)
 			verbose := fs.Bool("verbose", false, "report files that could not be read")
 			asJSON := fs.Bool("json", false, "with --dry-run: print one verdict object (see VERDICT)")
@@ -173,7 +173,7 @@ func (a *app) resumeSession(ctx context.Context, cfg *config.Config, proxyEnv []
 	if a.verdict != nil {
 		a.verdict.found(s, o)
 	}
-	archived := s.HiddenReason == archivedReason
+	archived := a.inArchive(s)
 	if archived && !o.dryRun { // a fork reads the transcript too
 		// Restored first, then resumed as any other: the plan is made
 		// from the row the restored transcript lists as.
@@ -480,11 +480,13 @@ FLAGS
   --all       include hidden sessions (print-mode, sidechains, continued)
               and archived ones ('resume archive --help'); an exact id
               finds an archived session without it
-  --archived  pick or match among the archived sessions only
-              An archived session is restored first ('resume unarchive
-              --help' says what that does to its mtimes), then resumed;
-              with --dry-run it is only reported ("archived: would be
-              restored from DIR first").
+  --archived  pick or match among the archived sessions only: Claude
+              Code sessions in forgectl's archive and Codex threads in
+              archived_sessions/. One in forgectl's archive is restored
+              first ('resume unarchive --help' says what that does to its
+              mtimes), then resumed; with --dry-run it is only reported
+              ("archived: would be restored from DIR first"). A Codex thread
+              is resumed where it is.
   --harness H only H's sessions: claude or codex (repeatable; see 'resume ls
               --help'). [resume] harnesses in the config sets the default.
   --verbose   report transcripts and registry files that could not be read

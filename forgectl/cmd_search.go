@@ -47,7 +47,7 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 	verbose := fs.Bool("verbose", false, "report files that could not be read and what the index did")
 	dates := dateFlags(a, fs, "resume search ")
 	color := colorFlag(a, fs, "resume search ")
-	archived := fs.Bool("archived", false, "only archived sessions (see 'resume archive --help')")
+	archived := fs.Bool("archived", false, "only archived sessions: forgectl's archive and Codex's archived_sessions/")
 	return func(ctx context.Context, args []string) error {
 		active, err := dates()
 		if err != nil {
@@ -71,18 +71,6 @@ func searchFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 			return a.searchToTerminal(ctx, q, query, *all, *verbose, active, *limit, o)
 		}
 		found, err := a.searchSessions(ctx, q, *all || *archived, *verbose, active)
-		if err != nil {
-			return err
-		}
-		if *archived {
-			kept := found.idx[:0]
-			for _, i := range found.idx {
-				if found.list[i].HiddenReason == archivedReason {
-					kept = append(kept, i)
-				}
-			}
-			found.idx = kept
-		}
 		if err != nil {
 			return err
 		}
@@ -751,8 +739,10 @@ FLAGS
               (exit 1), as 'resume ls --json' prints
   --all       include hidden sessions (print-mode, sidechains, continued)
               and archived ones
-  --archived  only archived sessions. An archived session's text stays in
-              the index while its transcript is in the archive: 'resume
+  --archived  only archived sessions, of every harness searched: Claude
+              Code sessions in forgectl's archive and Codex threads in
+              archived_sessions/. An archived session's text stays in the
+              index while its transcript is in forgectl's archive: 'resume
               archive' brings the index up to date (building it if there is
               none) before it moves anything.
   --limit N   print at most N sessions, the newest (0: all)

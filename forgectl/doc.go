@@ -121,11 +121,13 @@
 //	  --all       include hidden sessions (print-mode, sidechains, continued)
 //	              and archived ones ('resume archive --help'); an exact id
 //	              finds an archived session without it
-//	  --archived  pick or match among the archived sessions only
-//	              An archived session is restored first ('resume unarchive
-//	              --help' says what that does to its mtimes), then resumed;
-//	              with --dry-run it is only reported ("archived: would be
-//	              restored from DIR first").
+//	  --archived  pick or match among the archived sessions only: Claude
+//	              Code sessions in forgectl's archive and Codex threads in
+//	              archived_sessions/. One in forgectl's archive is restored
+//	              first ('resume unarchive --help' says what that does to its
+//	              mtimes), then resumed; with --dry-run it is only reported
+//	              ("archived: would be restored from DIR first"). A Codex thread
+//	              is resumed where it is.
 //	  --harness H only H's sessions: claude or codex (repeatable; see 'resume ls
 //	              --help'). [resume] harnesses in the config sets the default.
 //	  --verbose   report transcripts and registry files that could not be read
@@ -234,10 +236,13 @@
 //	  --all       include hidden sessions (print-mode, sidechains, continued,
 //	              archived in Claude Code's picker) and the ones in forgectl's
 //	              archive (hidden_reason "archived"), in activity order
-//	  --archived  only the sessions in forgectl's archive ('resume archive
-//	              --help'), read from the archive's index: nothing is
-//	              decompressed. An archived row's transcript_path is where its
-//	              transcript goes back to.
+//	  --archived  only the archived sessions (hidden_reason "archived") of
+//	              every harness listed, newest first: Claude Code sessions in
+//	              forgectl's archive ('resume archive --help'), read from the
+//	              archive's index (nothing is decompressed; such a row's
+//	              transcript_path is where its transcript goes back to), and
+//	              Codex threads in archived_sessions/. Composes with FILTER,
+//	              --since, --until, --harness, --tree and --roots.
 //	  --tree      print each session below its parent, behind tree glyphs at the
 //	              start of the line; the tree with the newest activity first,
 //	              children newest first. A parent that is hidden or filtered out
@@ -463,8 +468,10 @@
 //	              (exit 1), as 'resume ls --json' prints
 //	  --all       include hidden sessions (print-mode, sidechains, continued)
 //	              and archived ones
-//	  --archived  only archived sessions. An archived session's text stays in
-//	              the index while its transcript is in the archive: 'resume
+//	  --archived  only archived sessions, of every harness searched: Claude
+//	              Code sessions in forgectl's archive and Codex threads in
+//	              archived_sessions/. An archived session's text stays in the
+//	              index while its transcript is in forgectl's archive: 'resume
 //	              archive' brings the index up to date (building it if there is
 //	              none) before it moves anything.
 //	  --limit N   print at most N sessions, the newest (0: all)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -526,4 +527,76 @@ func TestE2ECodexPreviewShowsTheConversation(t *testing.T) {
 	}
 	tm.run("send-keys", "-t", "t", "Escape")
 	tm.waitFor("exit 130", func(s string) bool { return strings.Contains(s, "EXIT=130") })
+}
+
+// --archived means the archived rows of every harness listed: forgectl's
+// archive of Claude Code sessions and Codex's archived_sessions/, newest
+// first, in ls (flat, --tree, --roots), search and resume.
+func TestE2ECodexArchived(t *testing.T) {
+	c := newCodexE2E(t)
+	const archivedClaude = "5e551011-0000-4000-8000-0000000000a1"
+	c.session(idLogin, c.repo("api-server"), "feature/login", "fix the login flow", "Login bugfix work", 3*time.Hour)
+	c.build() // cxArch: archived_sessions/, in the payments repo, 40 minutes ago
+	c.session(archivedClaude, c.repoDir, "main", "spike on ledger exports", "Ledger spike", 2*time.Hour)
+	if code, _, errs := c.runCmd(t, nil, "resume", "archive", archivedClaude); code != 0 {
+		t.Fatalf("archive: exit %d: %s", code, errs)
+	}
+	ids := func(rows []render.SessionJSON) []string {
+		var out []string
+		for _, r := range rows {
+			if r.HiddenReason != "archived" {
+				t.Errorf("--archived lists %s with hidden_reason %q", r.SessionID, r.HiddenReason)
+			}
+			out = append(out, r.SessionID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{cxArch, archivedClaude}}, // newest first: the thread is 40 minutes old, the session 2 hours
+		{[]string{"--harness", "codex"}, []string{cxArch}},
+		{[]string{"--harness", "claude"}, []string{archivedClaude}},
+		{[]string{"--since", "1h"}, []string{cxArch}},
+		{[]string{"--until", "1h"}, []string{archivedClaude}},
+		{[]string{"payments"}, []string{cxArch, archivedClaude}}, // both in the repo, as are visible threads
+		{[]string{"ledger"}, []string{archivedClaude}},
+		{[]string{"--roots"}, []string{cxArch, archivedClaude}},
+	} {
+		got := ids(c.lsJSON(t, append([]string{"--archived"}, tc.args...)...))
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("ls --archived %v: %v, want %v", tc.args, got, tc.want)
+		}
+	}
+	tree := ids(c.lsJSON(t, "--archived", "--tree"))
+	if strings.Join(tree, " ") != cxArch+" "+archivedClaude {
+		t.Errorf("ls --tree --archived: %v", tree)
+	}
+
+	out, err := c.command("resume", "search", "--json", "--archived", "spike").Output() // the thread's prompt, the session's name
+	if err != nil {
+		t.Fatalf("search --archived: %v", err)
+	}
+	var found []render.SessionJSON
+	json.Unmarshal(out, &found)
+	if got := ids(found); !slices.Contains(got, cxArch) || len(got) != 2 {
+		t.Errorf("search --archived spike: %v, want the thread and the archived session", got)
+	}
+
+	// resume --archived matches among them (an id prefix every Codex
+	// thread here shares names the archived one alone); the Codex thread is
+	// resumed where it is, not restored from forgectl's archive.
+	code, plan, errs := c.runCmd(t, nil, "resume", "--archived", "--dry-run", "019ad100")
+	if code != 0 || !strings.Contains(plan, cxArch) || strings.Contains(plan, "would be restored") {
+		t.Errorf("resume --archived --dry-run 019ad100: exit %d\n%s\n%s", code, plan, errs)
+	}
+	code, plan, errs = c.runCmd(t, nil, "resume", "--archived", "--dry-run", "ledger")
+	if code != 0 || !strings.Contains(plan, archivedClaude) || !strings.Contains(plan, "would be restored") {
+		t.Errorf("resume --archived --dry-run ledger: exit %d\n%s\n%s", code, plan, errs)
+	}
+	// A visible thread is not among the archived ones.
+	if code, _, _ := c.runCmd(t, nil, "resume", "--archived", "--dry-run", "refund webhook"); code != 1 {
+		t.Errorf("resume --archived matched a thread that is not archived: exit %d", code)
+	}
 }

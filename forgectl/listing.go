@@ -44,6 +44,8 @@ type listing struct {
 	// active narrows the listing to the sessions last active inside it
 	// (--since, --until), on the walk's mtimes.
 	active when.Window
+	// harnesses, when not nil, lists only these of the harnesses listed.
+	harnesses []string
 }
 
 // list runs one listing. A listing allocates many short-lived summaries:
@@ -60,6 +62,9 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 	archive := a.store(archiveKind)
 	var opts []sessions.Options
 	for _, h := range a.harnesses() {
+		if l.harnesses != nil && !slices.Contains(l.harnesses, h.Name()) {
+			continue
+		}
 		o := sessions.Options{
 			Harness:   h,
 			IndexPath: a.indexPath(h.Name()),
@@ -246,7 +251,7 @@ func (a *app) marks() bool {
 func (a *app) matching(ctx context.Context, o resumeOpts) ([]*harness.Session, error) {
 	m := match.New(o.filter, o.all)
 	_, err := a.list(ctx, listing{w: a.stderr, verbose: o.verbose, countTasks: true, active: o.active}, func(s *harness.Session) error {
-		if !o.archived {
+		if !o.archived || s.HiddenReason == archivedReason {
 			m.Add(s)
 		}
 		return nil

@@ -293,6 +293,42 @@ func (a *app) archivedRows(ctx context.Context, want func(id string) bool, activ
 	return rows
 }
 
+// archivedSessions are what --archived lists: the rows of every harness
+// listed whose hidden_reason is "archived", newest activity first. For
+// Claude Code those are forgectl's archive, read from its index (nothing
+// is decompressed, and Claude Code's own listing has none); for the other
+// harnesses (Codex: archived_sessions/) they come from their listing.
+func (a *app) archivedSessions(ctx context.Context, verbose bool, active when.Window) ([]*harness.Session, error) {
+	rows := a.archivedRows(ctx, nil, active)
+	var others []string
+	for _, n := range a.harnessNames() {
+		if n != claude.Name {
+			others = append(others, n)
+		}
+	}
+	if len(others) > 0 {
+		_, err := a.list(ctx, listing{w: a.stderr, verbose: verbose, active: active, harnesses: others}, func(s *harness.Session) error {
+			if s.HiddenReason == archivedReason {
+				c := *s
+				rows = append(rows, &c)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].LastActivity.After(rows[j].LastActivity) })
+	return rows, nil
+}
+
+// inArchive says a row is a session in forgectl's archive, which a resume
+// restores first; a Codex thread in archived_sessions/ is resumed where
+// it is.
+func (a *app) inArchive(s *harness.Session) bool {
+	return s.HiddenReason == archivedReason && a.store(archiveKind).Has(s.ID)
+}
+
 // selection is what archive and rm act on.
 type selection struct {
 	filters   []string

@@ -60,7 +60,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 		rows := 0
 		_, err := a.list(listCtx, listing{w: held, verbose: o.verbose, active: o.active}, func(s *harness.Session) error {
 			fam.Add(s) // a hidden parent is still named in a preview
-			if (s.Hidden && !o.all) || o.archived {
+			if (s.Hidden && !o.all) || (o.archived && s.HiddenReason != archivedReason) {
 				return nil
 			}
 			rows++
@@ -126,7 +126,7 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 		return nil, exit(exitcode.Failed)
 	}
 	s := *pi.s
-	if s.HiddenReason == archivedReason && a.store(archiveKind).Has(s.ID) {
+	if a.inArchive(&s) {
 		return &s, nil // restored, then resumed (resumeSession)
 	}
 	if gone := a.harnessOf(&s).Refresh(&s); gone {

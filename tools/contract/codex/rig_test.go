@@ -341,6 +341,50 @@ func (p *pane) slash(cmd, want string) {
 	p.waitScreen(cmd, turnWait, func(s string) bool { return strings.Contains(s, want) })
 }
 
+// rename types name into the /rename box, which must be open, saves it
+// with Enter and waits until the box has closed and the footer names the
+// thread.
+//
+// The box opens with the current name under "Generating a title
+// suggestion…" and then puts the suggestion in its field: it is cleared
+// (the box is a text field, so these keys are not commands) only once the
+// suggestion is in. An Enter the TUI reads together with the typed name
+// counts as part of a paste, which the one-line field drops, leaving the
+// box open with the name in it: on a loaded machine that is what became of
+// the Enter sent once the name showed (reproduced by sending both in one
+// go). So Enter is pressed again while, and only while, the box still
+// shows the name, a second after the last one.
+func (p *pane) rename(name string) {
+	p.h.t.Helper()
+	p.waitScreen("the rename box with its suggestion", turnWait, func(s string) bool { _, ready, ok := renameBox(s); return ok && ready })
+	p.keys("C-u")
+	p.h.mustTmux("send-keys", "-t", p.id, "-l", name)
+	p.waitScreen("the new name typed in the rename box", 20*time.Second, func(s string) bool {
+		field, ready, ok := renameBox(s)
+		return ok && ready && field == name
+	})
+	p.keys("Enter")
+	last := time.Now()
+	presses := 1
+	screenPoll.Until(p.h.t, turnWait, fmt.Sprintf("pane %s: the rename to %q accepted", p.id, name), func() (bool, string) {
+		s := p.screen()
+		field, _, open := renameBox(s)
+		if !open {
+			_, ok := composer(s)
+			return ok && strings.Contains(footer(s), name), s
+		}
+		if field == name && time.Since(last) > time.Second {
+			p.keys("Enter")
+			last = time.Now()
+			presses++
+		}
+		return false, fmt.Sprintf("after %d Enter:\n%s", presses, s)
+	})
+	if presses > 1 {
+		p.h.t.Logf("FACT: the rename box took %d presses of Enter (the first ones were read as part of a paste)", presses)
+	}
+}
+
 // quit leaves the TUI with /quit and waits for its process to go.
 func (p *pane) quit() {
 	p.h.t.Helper()

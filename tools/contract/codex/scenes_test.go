@@ -77,14 +77,8 @@ func TestCodexTUIThreadTitledThenRenamed(t *testing.T) {
 	// The title call is a second request with a JSON schema.
 	h.waitName(id, fakeapi.TitleFor(prompt))
 	p.slash("/rename", "Rename thread")
-	// The rename box opens filled with a suggestion: clear it first (the
-	// box is a text field, so these keys are not commands).
-	p.keys("C-u")
-	p.h.mustTmux("send-keys", "-t", p.id, "-l", "login work renamed")
-	p.waitScreen("the new name typed", 20*time.Second, func(s string) bool { return strings.Contains(s, "› login work renamed") })
-	p.keys("Enter")
+	p.rename("login work renamed")
 	h.waitName(id, "login work renamed")
-	p.waitComposer("after /rename", turnWait)
 	p.quit()
 
 	r := readRollout(t, paths[0])

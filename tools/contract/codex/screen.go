@@ -38,6 +38,50 @@ func composer(screen string) (string, bool) {
 	return "", false
 }
 
+// footer is the composer's footer line ("gpt-fake default · <dir> · <name>"),
+// which names the thread once it has a name; "" when it does not show.
+func footer(screen string) string {
+	lines := strings.Split(screen, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], "gpt-fake default") {
+			return strings.TrimSpace(lines[i])
+		}
+	}
+	return ""
+}
+
+// renameBox reads 0.171.0's /rename box: whether it shows, the text in
+// its field, and whether it is ready to be typed into. The box opens with
+// the thread's current name in the field under "Generating a title
+// suggestion…" and, when the suggestion call returns, puts the suggestion
+// in the field, over whatever was typed meanwhile; an Enter before then
+// saves nothing. So the field is typed into only once the suggestion is in.
+func renameBox(screen string) (field string, ready, ok bool) {
+	lines := strings.Split(screen, "\n")
+	top := -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "Rename thread" {
+			top = i
+		}
+	}
+	if top < 0 {
+		return "", false, false
+	}
+	ready = true
+	for _, l := range lines[top+1:] {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "Generating a title suggestion"):
+			ready = false
+		case strings.HasPrefix(t, "›"):
+			field = strings.TrimSpace(strings.TrimPrefix(t, "›"))
+		case strings.HasPrefix(t, "enter submit"):
+			return field, ready, true
+		}
+	}
+	return "", false, false // no hint line: not the box, or half drawn
+}
+
 // lockKey is how /proc/locks names a file: <major>:<minor>:<inode>, the
 // device numbers in hex (Linux's encoding of st_dev).
 func lockKey(dev, ino uint64) string {

@@ -31,6 +31,21 @@ const (
 › login work renamed
   enter submit · esc back
 `
+	// The /rename box just opened, then with its suggestion in.
+	renameOpening171 = `  Worked for <1s • 01:53
+
+  Rename thread
+  Generating a title suggestion…
+› Title fix the login bug
+  enter submit · esc back
+`
+	renameSuggested171 = `  Worked for <1s • 01:53
+
+  Rename thread
+  Suggested from this conversation
+› Title Generate a concise, single-lin
+  enter submit · esc back
+`
 	lock171 = `  >_ OpenAI Codex (v0.171.0)
      ~/src/batch
 
@@ -135,5 +150,30 @@ func TestWriteHoldersByDeviceAndInode(t *testing.T) {
 	}
 	if got := writeHolders("", "fe:00:1"); got != nil {
 		t.Errorf("no locks: %v", got)
+	}
+}
+
+func TestRenameBoxReadyOnlyWithItsSuggestion(t *testing.T) {
+	for _, c := range []struct {
+		name, screen, field string
+		ready, ok           bool
+	}{
+		{"opening: the suggestion still to come", renameOpening171, "Title fix the login bug", false, true},
+		{"the suggestion in", renameSuggested171, "Title Generate a concise, single-lin", true, true},
+		{"a name typed", rename171, "login work renamed", true, true},
+		{"closed: the composer back", idle171, "", false, false},
+		{"the slash menu naming /rename", "› /rename  rename the current thread\n› /rename\n  gpt-fake default · ~/src/app\n", "", false, false},
+		{"half drawn", "  Rename thread\n", "", false, false},
+	} {
+		field, ready, ok := renameBox(c.screen)
+		if field != c.field || ready != c.ready || ok != c.ok {
+			t.Errorf("%s: renameBox = %q, %v, %v; want %q, %v, %v", c.name, field, ready, ok, c.field, c.ready, c.ok)
+		}
+	}
+	if f := footer(idle171); f != "gpt-fake default · ~/src/app · Title fix the login bug" {
+		t.Errorf("footer = %q", f)
+	}
+	if f := footer(rename171); f != "" {
+		t.Errorf("the rename box has no footer: %q", f)
 	}
 }

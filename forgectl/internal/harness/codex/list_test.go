@@ -77,6 +77,19 @@ const (
 	idOnlyEnv = "019ad000-0000-7000-8000-00000000000a"
 )
 
+// restamp is lines with each line's timestamp set to at, as a legacy
+// fork copies its parent's.
+func restamp(lines []byte, at time.Time) []byte {
+	var out []byte
+	ts := []byte(`{"timestamp":"` + at.UTC().Format("2006-01-02T15:04:05.000Z") + `"`)
+	for _, l := range bytes.SplitAfter(lines, []byte("\n")) {
+		if len(l) > len(ts) {
+			out = append(append(out, ts...), l[len(ts):]...)
+		}
+	}
+	return out
+}
+
 func pmeta(id string, at time.Time) codextest.Meta {
 	return codextest.Meta{ID: id, Cwd: "/work/" + id[len(id)-2:], Branch: "main", Paginated: true, At: at}
 }
@@ -124,22 +137,19 @@ func (h *home) build() {
 	h.appendTo("session_index.jsonl", codextest.IndexLine(idFork, "login fix", at(20)))
 
 	// A legacy thread (0.142.3), and a legacy fork: its own session_meta,
-	// the parent's as line 2, the parent's turns copied (stamped as the
-	// fork wrote them), then its own turn.
+	// then a copy of the parent's lines (its session_meta as line 2), each
+	// restamped as the fork wrote it, then its own turn half a second
+	// later, as in a real run on a loaded machine.
 	lm := codextest.Meta{ID: idLegacy, Cwd: "/work/legacy", Version: "0.142.3", Source: "cli", At: at(30)}
-	legacyTurns := [][]byte{codextest.User(at(30), -1, "legacy first prompt"), codextest.Agent(at(30), -1, "legacy reply")}
-	h.segment(false, at(30), idLegacy, "", at(31), append([][]byte{codextest.MetaLine(lm)}, legacyTurns...)...)
+	parent := [][]byte{codextest.MetaLine(lm), codextest.User(at(30), -1, "legacy first prompt"), codextest.Agent(at(30), -1, "legacy reply")}
+	h.segment(false, at(30), idLegacy, "", at(31), parent...)
 	fork := t0.Add(40 * time.Minute)
 	lf := codextest.Meta{ID: idLFork, Cwd: "/work/legacy", Version: "0.142.3", Source: "cli", ForkedFrom: idLegacy, At: fork}
-	copied := lm
-	copied.At = fork.Add(2 * time.Millisecond)
 	h.segment(false, fork, idLFork, "", at(41),
 		codextest.MetaLine(lf),
-		codextest.MetaLine(copied),
-		codextest.User(fork.Add(3*time.Millisecond), -1, "legacy first prompt"),
-		codextest.Agent(fork.Add(4*time.Millisecond), -1, "legacy reply"),
-		codextest.User(at(41), -1, "legacy fork's own prompt"),
-		codextest.Agent(at(41), -1, "fork reply"))
+		restamp(bytes.Join(parent, nil), fork.Add(2*time.Millisecond)),
+		codextest.User(fork.Add(500*time.Millisecond), -1, "legacy fork's own prompt"),
+		codextest.Agent(fork.Add(600*time.Millisecond), -1, "fork reply"))
 
 	// A subagent of the TUI thread, an exec thread, an archived thread.
 	sm := pmeta(idSub, at(50))

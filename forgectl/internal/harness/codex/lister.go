@@ -125,7 +125,7 @@ func (h *Harness) headID(path string) (string, error) {
 	}
 	var g segment
 	if typ, _, _ := envelope(line); typ == "session_meta" {
-		g.meta(line, 0)
+		g.meta(line)
 	}
 	if g.ID == "" {
 		return "", fmt.Errorf("%s: the first line is not a session_meta with an id", path)

@@ -18,7 +18,7 @@ import (
 
 // format is the version of segment's encoding and of the reading that
 // fills it, folded into the index's header (harness.Harness.Format).
-const format = 4
+const format = 5
 
 // Format is the version of what the listing stores for Codex.
 func (h *Harness) Format() uint64 { return format }
@@ -34,16 +34,20 @@ type segment struct {
 	Sums   fresh.Sums
 	Offset int64
 
-	Created                     string // session_meta.payload.timestamp
-	Cwd, Branch, Version        string
-	Originator, Source          string // Source: "exec", "cli", "vscode", "subagent", …
-	ThreadSource                string
-	Parent                      string // a subagent's parent_thread_id
-	ForkedFrom                  string // forked_from_id, or a legacy fork's copied session_meta id
-	BaseThread                  string // history_base.thread_id: the thread a rewind or a fork starts from
-	Paginated                   bool
-	MetaMs                      int64 // the session_meta line's timestamp
-	Copying                     bool  // inside a legacy fork's copy of its parent
+	Created              string // session_meta.payload.timestamp
+	Cwd, Branch, Version string
+	Originator, Source   string // Source: "exec", "cli", "vscode", "subagent", …
+	ThreadSource         string
+	Parent               string // a subagent's parent_thread_id
+	ForkedFrom           string // forked_from_id, or a legacy fork's copied session_meta id
+	BaseThread           string // history_base.thread_id: the thread a rewind or a fork starts from
+	Paginated            bool
+	Copying              bool   // inside a legacy fork's copy of its parent
+	CopyOf               string // the id of the session_meta a legacy fork copied
+	CopyCreated          string // its timestamp, which places the parent's file
+	// CopyLines is how many of the parent's lines the copy has matched so
+	// far, or -1 when the parent's file was not there to match (legacy.go).
+	CopyLines                   int
 	First, Last                 string
 	FallbackFirst, FallbackLast string
 	NameEvent                   string
@@ -56,6 +60,11 @@ type segment struct {
 	Model                 string
 	ContextTokens, Tokens int64
 	UsageMs               int64
+
+	// open opens a legacy fork's parent's file while it is read; copy is
+	// that file, open. Neither is stored.
+	open func(id, created string) *parentFile
+	copy *parentFile
 }
 
 func (g *segment) stamp() *fresh.Stamp {
@@ -64,7 +73,7 @@ func (g *segment) stamp() *fresh.Stamp {
 
 func (g *segment) strings() []*string {
 	return []*string{&g.Created, &g.Cwd, &g.Branch, &g.Version, &g.Originator, &g.Source, &g.ThreadSource,
-		&g.Parent, &g.ForkedFrom, &g.BaseThread, &g.First, &g.Last, &g.FallbackFirst, &g.FallbackLast, &g.NameEvent, &g.Model}
+		&g.Parent, &g.ForkedFrom, &g.BaseThread, &g.First, &g.Last, &g.FallbackFirst, &g.FallbackLast, &g.NameEvent, &g.Model, &g.CopyOf, &g.CopyCreated}
 }
 
 // Encode appends the record (harness.Record).
@@ -78,7 +87,7 @@ func (g *segment) Encode(e *binrec.Encoder) {
 	}
 	e.Bool(g.Paginated)
 	e.Bool(g.Copying)
-	e.Int(g.MetaMs)
+	e.Int(int64(g.CopyLines))
 	e.Int(int64(g.Messages))
 	e.Int(int64(g.Broken))
 	e.Int(g.LastMs)
@@ -106,7 +115,7 @@ func decodeSegment(file fresh.File, payload string) (*segment, error) {
 	}
 	g.Paginated = d.Bool()
 	g.Copying = d.Bool()
-	g.MetaMs = d.Int()
+	g.CopyLines = int(d.Int())
 	g.Messages = int(d.Int())
 	g.Broken = int(d.Int())
 	g.LastMs = d.Int()
@@ -190,6 +199,8 @@ func (h *Harness) readSegment(sc *jsonl.Scanner, path string, now fresh.File, ol
 		sc.Reset(r, 0)
 	}
 	g.File = now
+	g.open = h.openParent
+	defer g.closeCopy()
 	for {
 		line, ok := sc.Next()
 		if !ok {
@@ -249,12 +260,6 @@ func millis(ts []byte) int64 {
 	return t.UnixMilli()
 }
 
-// copyWindow is how long after a legacy fork's own session_meta the copy
-// of its parent's turns may run: Codex 0.142.3 writes the copy in one go
-// when the fork starts (each line stamped as it is written), and the
-// fork's own first turn comes after a person typed it.
-const copyWindow = 1000
-
 type metaPayload struct {
 	ID           string          `json:"id"`
 	Timestamp    string          `json:"timestamp"`
@@ -288,14 +293,11 @@ func (g *segment) line(line []byte) {
 		g.LastMs = ms
 	}
 	if typ == "session_meta" {
-		g.meta(line, ms)
+		g.meta(line)
 		return
 	}
-	if g.Copying {
-		if ms != 0 && ms <= g.MetaMs+copyWindow {
-			return // the parent's turn, copied
-		}
-		g.Copying = false
+	if g.Copying && g.copied(typ, payload) {
+		return // the parent's turn, copied
 	}
 	switch typ {
 	case "event_msg":
@@ -315,7 +317,7 @@ func (g *segment) line(line []byte) {
 	// row shows.
 }
 
-func (g *segment) meta(line []byte, ms int64) {
+func (g *segment) meta(line []byte) {
 	var e struct {
 		Payload metaPayload `json:"payload"`
 	}
@@ -327,16 +329,17 @@ func (g *segment) meta(line []byte, ms int64) {
 	if g.ID != "" {
 		// A legacy fork carries its parent's session_meta as line 2, then
 		// the parent's turns: they are the parent's, not the fork's.
-		if m.ID != g.ID {
+		if m.ID != g.ID && g.CopyOf == "" {
 			if g.ForkedFrom == "" {
 				g.ForkedFrom = m.ID
 			}
-			g.Copying = true
+			g.Copying, g.CopyOf, g.CopyCreated = true, m.ID, m.Timestamp
+			_, _, payload := envelope(line)
+			g.copied("session_meta", payload) // the parent's line 1
 		}
 		return
 	}
 	g.ID, g.Created, g.Cwd, g.Originator, g.Version = m.ID, m.Timestamp, m.Cwd, m.Originator, m.CLIVersion
-	g.MetaMs = ms
 	if m.Git != nil {
 		g.Branch = m.Git.Branch
 	}

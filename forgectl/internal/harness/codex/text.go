@@ -30,6 +30,8 @@ func (h *Harness) Text(sc *jsonl.Scanner, f *os.File, offset, size, lastAt int64
 	}
 	sc.Reset(r, offset)
 	x := textReader{lastAt: lastAt, names: map[string]bool{}}
+	x.seg.open = h.openParent
+	defer x.seg.closeCopy()
 	for _, m := range earlier {
 		if m.Role == harness.Name {
 			x.names[m.Text] = true
@@ -97,14 +99,11 @@ func (x *textReader) line(line []byte) {
 		x.lastAt = ms
 	}
 	if typ == "session_meta" {
-		x.seg.meta(line, ms)
+		x.seg.meta(line)
 		return
 	}
-	if x.seg.Copying {
-		if ms != 0 && ms <= x.seg.MetaMs+copyWindow {
-			return
-		}
-		x.seg.Copying = false
+	if x.seg.Copying && x.seg.copied(typ, payload) {
+		return
 	}
 	switch typ {
 	case "event_msg":

@@ -1,0 +1,153 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/hex"
+	"path/filepath"
+	"time"
+
+	"forgectl.dev/shared/jsonl"
+)
+
+// A legacy fork (Codex 0.142.3) starts with its own session_meta, then a
+// copy of its parent's rollout: the parent's lines in order, each with the
+// same payload and a timestamp rewritten to when the fork wrote it. The
+// copy is the parent's, not the fork's. Where it ends is decided exactly
+// when the parent's file is there: the run of lines whose type and payload
+// equal the parent's lines, from its line 1. The segment's record keeps
+// the outcome (and how far the match got, for a fork read on as it
+// grows), so a warm listing reads neither file again.
+//
+// With the parent's file gone (or not the one copied: its line 1 is not
+// the fork's line 2), the copy is the lines up to the first one that
+// carries a turn_id minted after the fork's own id. Both are UUIDv7s,
+// which begin with their time in milliseconds: every copied turn is the
+// parent's and older than the fork, and the fork's own first turn is
+// minted after the fork. The time between the copy and that turn is no
+// rule: in a real run on a loaded machine the copy took 11 ms and the
+// fork's own turn came 475 ms after it, half a second inside the one-second
+// window an earlier guess used.
+
+// parentFile is a legacy fork's parent's rollout, open while the fork is
+// read.
+type parentFile struct {
+	sc    *jsonl.Scanner
+	close func()
+}
+
+// openParent opens the first segment of thread id, created at created
+// (the copied session_meta's timestamp), or nil when it is not there.
+// Codex names the file rollout-<local time>-<id>.jsonl under the day it
+// was made in local time, so the days either side of created's UTC day
+// are looked in (any zone is within a day of UTC), and then
+// archived_sessions/.
+func (h *Harness) openParent(id, created string) *parentFile {
+	path := h.findRollout(id, created)
+	if path == "" {
+		return nil
+	}
+	_, r, done, err := h.openSegment(path)
+	if err != nil {
+		return nil
+	}
+	return &parentFile{sc: jsonl.NewScanner(r, 0), close: done}
+}
+
+func (h *Harness) findRollout(id, created string) string {
+	var dirs []string
+	if t, err := time.Parse(time.RFC3339Nano, created); err == nil {
+		for _, d := range []int{0, -1, 1} {
+			dirs = append(dirs, filepath.Join(h.paths.Sessions(), t.UTC().AddDate(0, 0, d).Format("2006/01/02")))
+		}
+	}
+	dirs = append(dirs, h.paths.Archived())
+	for _, dir := range dirs {
+		for _, ext := range []string{".jsonl", ".jsonl" + zstSuffix} {
+			// The id has no glob metacharacters (a UUID); a rewind's later
+			// segments (<id>_<uuid>) do not match.
+			if m, _ := filepath.Glob(filepath.Join(dir, "rollout-*-"+id+ext)); len(m) > 0 {
+				return m[0]
+			}
+		}
+	}
+	return ""
+}
+
+// copied says the line (its type and payload) is still the parent's copy;
+// when it is not, the copy is over.
+func (g *segment) copied(typ string, payload []byte) bool {
+	if g.CopyLines >= 0 {
+		if g.copy == nil && g.open != nil {
+			g.copy = g.open(g.CopyOf, g.CopyCreated)
+			// A fork read on from where the last read stopped: the lines
+			// matched then are passed over.
+			for k := 0; g.copy != nil && k < g.CopyLines; k++ {
+				if _, ok := g.copy.sc.Next(); !ok {
+					g.closeCopy()
+				}
+			}
+		}
+		if g.copy != nil {
+			pl, ok := g.copy.sc.Next()
+			if ok && samePayload(typ, payload, pl) {
+				g.CopyLines++
+				return true
+			}
+			if ok && g.CopyLines == 0 {
+				g.closeCopy() // not the file copied: fall back
+			} else {
+				g.closeCopy()
+				g.Copying = false
+				return false
+			}
+		}
+		g.CopyLines = -1
+	}
+	if newerTurn(payload, g.ID) {
+		g.Copying = false
+		return false
+	}
+	return true
+}
+
+func (g *segment) closeCopy() {
+	if g.copy != nil {
+		g.copy.close()
+		g.copy = nil
+	}
+}
+
+// samePayload says a parent's line has the fork's line's type and payload.
+func samePayload(typ string, payload, parentLine []byte) bool {
+	ptyp, _, pp := envelope(parentLine)
+	return ptyp == typ && bytes.Equal(bytes.TrimSpace(pp), bytes.TrimSpace(payload))
+}
+
+// newerTurn says the payload carries a turn_id minted at or after the
+// UUIDv7 fork; a turn_id that is not a UUIDv7 (or a fork id that is not)
+// ends the copy too, so a fork never loses its own prompts.
+func newerTurn(payload []byte, fork string) bool {
+	turn := field(payload, `"turn_id":"`)
+	if turn == nil {
+		return false
+	}
+	tm, ok1 := uuid7Ms(string(turn))
+	fm, ok2 := uuid7Ms(fork)
+	return !ok1 || !ok2 || tm >= fm
+}
+
+// uuid7Ms is a version-7 UUID's time, its first 48 bits.
+func uuid7Ms(id string) (int64, bool) {
+	if len(id) != 36 || id[8] != '-' || id[14] != '7' {
+		return 0, false
+	}
+	var b [6]byte
+	if _, err := hex.Decode(b[:], []byte(id[:8]+id[9:13])); err != nil {
+		return 0, false
+	}
+	var ms int64
+	for _, c := range b {
+		ms = ms<<8 | int64(c)
+	}
+	return ms, true
+}
