@@ -727,7 +727,7 @@ func (a *app) serveSocket(ctx context.Context, args []string) error {
 }
 
 func (a *app) killServer(ctx context.Context) error {
-	if _, err := a.tmux.run(ctx, "kill-server"); err != nil && !strings.Contains(err.Error(), "no server running") && !strings.Contains(err.Error(), "error connecting") {
+	if _, err := a.tmux.run(ctx, "kill-server"); err != nil && !noServer(err) {
 		return err
 	}
 	// tmux leaves its socket file behind when the server is killed.

@@ -48,10 +48,13 @@ type livePane struct {
 }
 
 // livePanes lists the panes of the private server; no server means no panes.
+// A server that is exiting (its last pane just closed) answers "server
+// exited unexpectedly" to a client that connected as it went: it has no
+// panes either.
 func (t tmuxServer) livePanes(ctx context.Context) (map[string]livePane, error) {
 	out, err := t.run(ctx, "list-panes", "-a", "-F", "#{pane_id}\t#{pane_pid}\t#{pane_width}\t#{pane_height}\t#{history_size}\t#{window_id}\t#{pane_dead}")
 	if err != nil {
-		if strings.Contains(err.Error(), "no server running") || strings.Contains(err.Error(), "error connecting") {
+		if noServer(err) {
 			return map[string]livePane{}, nil
 		}
 		return nil, err
@@ -92,4 +95,11 @@ func hexArgs(s string) []string {
 		out = append(out, strconv.FormatUint(uint64(s[i]), 16))
 	}
 	return out
+}
+
+// noServer says a tmux command failed because the private server is not
+// there: never started, gone, or exiting under the command.
+func noServer(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "no server running") || strings.Contains(m, "error connecting") || strings.Contains(m, "server exited unexpectedly")
 }
