@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"forgectl.dev/shared/cchome"
+	"forgectl.dev/shared/poll"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -483,7 +484,7 @@ func TestE2ESearchBadInput(t *testing.T) {
 	run := func(args ...string) (int, string, string) {
 		t.Helper()
 		// A regression execs claude, which waits: kill it rather than hang.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), poll.Long)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, e.forgectl, args...)
 		cmd.Env, cmd.Dir = e.env, e.home

@@ -22,6 +22,17 @@ type Every time.Duration
 // Default is the interval of Until and Wait.
 const Default = Every(10 * time.Millisecond)
 
+// Long is how long a test waits for something that will happen: a program
+// starting, a screen drawing, a file appearing. It is one figure for the
+// whole suite, sized for CI's 2-core machine shared with other jobs, where
+// what takes 50 ms on an idle machine has been seen to take 15 s. A wait
+// that succeeds returns as soon as its condition holds, so a generous
+// figure costs nothing when the code is right; only a test that is already
+// failing waits it out. It is not for a wait whose timeout is the expected
+// outcome (that something does not happen): those stay short and only risk
+// a false pass.
+const Long = 60 * time.Second
+
 // Until waits up to within for cond to hold, asking it every 10 ms. When
 // time runs out it fails the test (Fatalf) with what it waited for and the
 // state cond last reported ("" says nothing more).

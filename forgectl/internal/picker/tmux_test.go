@@ -74,7 +74,7 @@ func (h *harnessRun) tmux(args ...string) string {
 func (h *harnessRun) waitScreen(what string, ok func(string) bool) string {
 	h.t.Helper()
 	var last string
-	poll.Until(h.t, 10*time.Second, what, func() (bool, string) {
+	poll.Until(h.t, poll.Long, what, func() (bool, string) {
 		last = h.tmux("capture-pane", "-p", "-t", "t")
 		return ok(last), last
 	})
@@ -84,7 +84,7 @@ func (h *harnessRun) waitScreen(what string, ok func(string) bool) string {
 func (h *harnessRun) result() string {
 	h.t.Helper()
 	var b []byte
-	if !poll.Every(20*time.Millisecond).Wait(10*time.Second, func() bool {
+	if !poll.Every(20*time.Millisecond).Wait(poll.Long, func() bool {
 		var err error
 		b, err = os.ReadFile(h.out)
 		return err == nil
@@ -102,7 +102,7 @@ func (h *harnessRun) result() string {
 
 // waitExit waits for the harness to exit: its tmux session ends with it.
 func (h *harnessRun) waitExit() {
-	poll.Until(h.t, 10*time.Second, "the harness to exit after returning", func() (bool, string) {
+	poll.Until(h.t, poll.Long, "the harness to exit after returning", func() (bool, string) {
 		return exec.Command("tmux", "-L", h.sock, "has-session", "-t", "t").Run() != nil, ""
 	})
 }
@@ -132,7 +132,7 @@ func counts(screen string) (matched, total int) {
 func (h *harnessRun) watchCursor(want string) {
 	h.t.Helper()
 	samples := 0
-	poll.Every(15*time.Millisecond).Until(h.t, 20*time.Second, "the rows all to arrive", func() (bool, string) {
+	poll.Every(15*time.Millisecond).Until(h.t, poll.Long, "the rows all to arrive", func() (bool, string) {
 		screen := h.tmux("capture-pane", "-p", "-t", "t")
 		_, total := counts(screen)
 		if total < 0 {
