@@ -69,14 +69,26 @@ func (e Every) Until(t testing.TB, within time.Duration, what string, cond func(
 // at least once, and again after the last pause even when that pause ends
 // past the deadline, so a late wake-up never fails a condition that holds.
 func (e Every) Wait(within time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(within)
+	return e.wait(within, cond, clock{time.Now, time.Sleep})
+}
+
+// clock is where wait reads the time and pauses: the real one, or in the
+// package's own tests one that moves only when told, so what they assert
+// about the deadline does not depend on how busy the machine is.
+type clock struct {
+	now   func() time.Time
+	sleep func(time.Duration)
+}
+
+func (e Every) wait(within time.Duration, cond func() bool, c clock) bool {
+	deadline := c.now().Add(within)
 	for {
 		if cond() {
 			return true
 		}
-		if !time.Now().Before(deadline) {
+		if !c.now().Before(deadline) {
 			return false
 		}
-		time.Sleep(time.Duration(e))
+		c.sleep(time.Duration(e))
 	}
 }
