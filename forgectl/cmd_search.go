@@ -333,12 +333,18 @@ func (a *app) searchToTerminal(ctx context.Context, q search.Query, query string
 		default:
 		}
 	}
+	// take hands over the queued paths with their own hits: a copy, since
+	// show reads them unlocked while the search goes on adding to hits.
 	take := func() ([]string, map[string][]search.Hit) {
 		mu.Lock()
 		defer mu.Unlock()
 		q := queue
 		queue = nil
-		return q, hits
+		h := make(map[string][]search.Hit, len(q))
+		for _, p := range q {
+			h[p] = hits[p]
+		}
+		return q, h
 	}
 	type searched struct {
 		res search.Result
