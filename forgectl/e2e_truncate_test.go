@@ -111,6 +111,11 @@ func stopWhenMapped(pid int, mapped string) string {
 			}
 			runtime.Gosched()
 		}
+		// A zombie takes the signal and maps nothing: it exited first (the
+		// look would otherwise go on until its deadline).
+		if procState(pid) == 'Z' {
+			return true
+		}
 		maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
 		if err != nil {
 			return true
@@ -129,13 +134,24 @@ func stopWhenMapped(pid int, mapped string) string {
 
 // stopped reports whether the process is stopped, or gone (a zombie).
 func stopped(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
+	switch procState(pid) {
+	case 'T', 't', 'Z', 0:
 		return true
 	}
+	return false
+}
+
+// procState is the process's state letter in /proc/PID/stat, 0 once gone.
+func procState(pid int) byte {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
 	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && (s[i+2] == 'T' || s[i+2] == 't' || s[i+2] == 'Z')
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2]
+	}
+	return 0
 }
 
 func firstLines(s string, n int) string {
