@@ -291,8 +291,13 @@ func TestE2EPickerInTmux(t *testing.T) {
 	tm := newTmux(t)
 	e.startPickers(tm, 1)
 
-	screen := tm.waitFor("the picker", func(s string) bool { return strings.Contains(s, "resume>") && strings.Contains(s, "Login bugfix work") })
-	for _, want := range []string{"api-server", "feature/login", "web-app", "“dark mode please”", "3/3"} {
+	// The rows stream in as the listing finds them: the first can be drawn
+	// alone, so the screen to look at is the one that holds all three.
+	screen := tm.waitFor("the picker with its three rows", func(s string) bool {
+		_, total := pickerCounts(s)
+		return strings.Contains(s, "resume>") && total == 3
+	})
+	for _, want := range []string{"api-server", "feature/login", "web-app", "“dark mode please”", "Login bugfix work", "3/3"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("picker screen lacks %q:\n%s", want, screen)
 		}

@@ -457,10 +457,11 @@ func TestE2EResumeSearchPickerInTmux(t *testing.T) {
 	script := filepath.Join(h.home, "run.sh")
 	os.WriteFile(script, []byte("#!/bin/sh\n"+envExports(h.env)+"cd "+h.home+"\n"+h.forgectl+" resume --search ocelot\necho EXIT=$?\nsleep 600\n"), 0o755)
 	tm.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "40", script)
-	tm.waitFor("the picker over the hits, with a snippet in the preview", func(s string) bool {
-		return strings.Contains(s, "resume>") && strings.Contains(s, "prompt") && strings.Contains(s, "an ocelot in the second")
+	// The hits may stream in one by one: wait for the screen with both.
+	screen := tm.waitFor("the picker over the two hits, with a snippet in the preview", func(s string) bool {
+		_, total := pickerCounts(s)
+		return strings.Contains(s, "resume>") && strings.Contains(s, "prompt") && strings.Contains(s, "an ocelot in the second") && total == 2
 	})
-	screen := tm.screen()
 	if strings.Count(screen, " ago ") < 2 {
 		t.Errorf("expected two rows:\n%s", screen)
 	}
