@@ -463,7 +463,7 @@ func TestCompletionInRealShells(t *testing.T) {
 			pid, _ := strconv.Atoi(strings.TrimSpace(tm.run("display", "-p", "-t", "t", "#{pane_pid}")))
 			t.Cleanup(func() {
 				exec.Command("tmux", "-L", tm.sock, "kill-server").Run()
-				poll.Wait(10*time.Second, func() bool { return syscall.Kill(pid, 0) != nil })
+				poll.Wait(poll.Long, func() bool { return syscall.Kill(pid, 0) != nil })
 			})
 			tm.run("send-keys", "-t", "t", setup, "Enter")
 			tm.run("send-keys", "-t", "t", "echo READY", "Enter")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/render"
+	"forgectl.dev/shared/poll"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -279,7 +280,7 @@ func (h *lineageHome) writeHistory() {
 // test, not hang it.
 func runFor(t *testing.T, e *e2e, args ...string) (string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), poll.Long)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.forgectl, args...)
 	cmd.Env, cmd.Dir = e.env, e.home
@@ -287,7 +288,7 @@ func runFor(t *testing.T, e *e2e, args ...string) (string, int) {
 	cmd.Stdout, cmd.Stderr = &o, &er
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("%v did not finish in a minute", args)
+		t.Fatalf("%v did not finish in %v", args, poll.Long)
 	}
 	if code := exitCode(err); code != 0 {
 		t.Fatalf("%v: exit %d\n%s", args, code, er.String())

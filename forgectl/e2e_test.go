@@ -99,7 +99,7 @@ type recordLine struct {
 func (e *e2e) waitRecord(t *testing.T) recordLine {
 	t.Helper()
 	var start recordLine
-	poll.Every(20*time.Millisecond).Until(t, 15*time.Second, "claude to start", func() (bool, string) {
+	poll.Every(20*time.Millisecond).Until(t, poll.Long, "claude to start", func() (bool, string) {
 		f, err := os.Open(e.record)
 		if err != nil {
 			return false, ""
@@ -198,7 +198,7 @@ func TestE2ELiveSessionRefusedThenFork(t *testing.T) {
 func (e *e2e) waitRegistered(t *testing.T, pid int) string {
 	t.Helper()
 	regFile := filepath.Join(e.claude, "sessions", fmt.Sprintf("%d.json", pid))
-	poll.Every(20*time.Millisecond).Until(t, 10*time.Second, "claude to register", func() (bool, string) {
+	poll.Every(20*time.Millisecond).Until(t, poll.Long, "claude to register", func() (bool, string) {
 		_, err := os.Stat(regFile)
 		return err == nil, ""
 	})
@@ -251,7 +251,7 @@ func (s *tmuxServer) screen() string {
 func (s *tmuxServer) waitFor(what string, ok func(string) bool) string {
 	s.t.Helper()
 	var last string
-	poll.Every(30*time.Millisecond).Until(s.t, 15*time.Second, what, func() (bool, string) {
+	poll.Every(30*time.Millisecond).Until(s.t, poll.Long, what, func() (bool, string) {
 		last = s.screen()
 		return ok(last), last
 	})
@@ -277,7 +277,7 @@ func (e *e2e) startPickers(tm *tmuxServer, n int) {
 func (e *e2e) waitExits(t *testing.T, n int) []string {
 	t.Helper()
 	var codes []string
-	poll.Every(20*time.Millisecond).Until(t, 15*time.Second, fmt.Sprintf("%d picker(s) to exit", n), func() (bool, string) {
+	poll.Every(20*time.Millisecond).Until(t, poll.Long, fmt.Sprintf("%d picker(s) to exit", n), func() (bool, string) {
 		b, _ := os.ReadFile(filepath.Join(e.home, "exits"))
 		codes = strings.Fields(string(b))
 		return len(codes) >= n, fmt.Sprintf("exit codes %q", codes)
@@ -291,8 +291,13 @@ func TestE2EPickerInTmux(t *testing.T) {
 	tm := newTmux(t)
 	e.startPickers(tm, 1)
 
-	screen := tm.waitFor("the picker", func(s string) bool { return strings.Contains(s, "resume>") && strings.Contains(s, "Login bugfix work") })
-	for _, want := range []string{"api-server", "feature/login", "web-app", "“dark mode please”", "3/3"} {
+	// The rows stream in as the listing finds them: the first can be drawn
+	// alone, so the screen to look at is the one that holds all three.
+	screen := tm.waitFor("the picker with its three rows", func(s string) bool {
+		_, total := pickerCounts(s)
+		return strings.Contains(s, "resume>") && total == 3
+	})
+	for _, want := range []string{"api-server", "feature/login", "web-app", "“dark mode please”", "Login bugfix work", "3/3"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("picker screen lacks %q:\n%s", want, screen)
 		}
@@ -318,11 +323,15 @@ func TestE2EPickerInTmux(t *testing.T) {
 // stopProcess ends a process the test did not start itself and waits until
 // it is gone, so it cannot write into a temp dir being removed.
 func stopProcess(t *testing.T, pid int) {
+	gone := func() bool { return syscall.Kill(pid, 0) != nil }
 	syscall.Kill(pid, syscall.SIGTERM)
-	if poll.Every(20*time.Millisecond).Wait(10*time.Second, func() bool { return syscall.Kill(pid, 0) != nil }) {
+	if poll.Every(20*time.Millisecond).Wait(poll.Long, gone) {
 		return
 	}
+	// Gone only once it is reaped: wait for the KILL too, or it may still
+	// be writing as the temp dir is removed.
 	syscall.Kill(pid, syscall.SIGKILL)
+	poll.Every(20*time.Millisecond).Wait(poll.Long, gone)
 }
 
 func TestE2EPickerEscExits130(t *testing.T) {
@@ -560,7 +569,7 @@ func TestE2EPickerFillsAsTheListingStreams(t *testing.T) {
 	// once this one's listing has written its index.
 	coldNext := func() {
 		t.Helper()
-		poll.Every(20*time.Millisecond).Until(t, 10*time.Second, "the listing to write its index", func() (bool, string) {
+		poll.Every(20*time.Millisecond).Until(t, poll.Long, "the listing to write its index", func() (bool, string) {
 			err := os.Remove(index)
 			return err == nil, fmt.Sprint(err)
 		})
@@ -572,7 +581,7 @@ func TestE2EPickerFillsAsTheListingStreams(t *testing.T) {
 	watch := func(tm *tmuxServer, want string) int {
 		t.Helper()
 		partial := 0
-		poll.Every(20*time.Millisecond).Until(t, 30*time.Second, fmt.Sprintf("the picker to hold all %d rows", all), func() (bool, string) {
+		poll.Every(20*time.Millisecond).Until(t, poll.Long, fmt.Sprintf("the picker to hold all %d rows", all), func() (bool, string) {
 			screen := tm.screen()
 			_, total := pickerCounts(screen)
 			if total < 0 {

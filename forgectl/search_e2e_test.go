@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"forgectl.dev/shared/cchome"
+	"forgectl.dev/shared/poll"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -456,10 +457,11 @@ func TestE2EResumeSearchPickerInTmux(t *testing.T) {
 	script := filepath.Join(h.home, "run.sh")
 	os.WriteFile(script, []byte("#!/bin/sh\n"+envExports(h.env)+"cd "+h.home+"\n"+h.forgectl+" resume --search ocelot\necho EXIT=$?\nsleep 600\n"), 0o755)
 	tm.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "40", script)
-	tm.waitFor("the picker over the hits, with a snippet in the preview", func(s string) bool {
-		return strings.Contains(s, "resume>") && strings.Contains(s, "prompt") && strings.Contains(s, "an ocelot in the second")
+	// The hits may stream in one by one: wait for the screen with both.
+	screen := tm.waitFor("the picker over the two hits, with a snippet in the preview", func(s string) bool {
+		_, total := pickerCounts(s)
+		return strings.Contains(s, "resume>") && strings.Contains(s, "prompt") && strings.Contains(s, "an ocelot in the second") && total == 2
 	})
-	screen := tm.screen()
 	if strings.Count(screen, " ago ") < 2 {
 		t.Errorf("expected two rows:\n%s", screen)
 	}
@@ -483,7 +485,7 @@ func TestE2ESearchBadInput(t *testing.T) {
 	run := func(args ...string) (int, string, string) {
 		t.Helper()
 		// A regression execs claude, which waits: kill it rather than hang.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), poll.Long)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, e.forgectl, args...)
 		cmd.Env, cmd.Dir = e.env, e.home

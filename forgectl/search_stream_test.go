@@ -59,7 +59,7 @@ func TestFirstSearchPrintsBeforeTheIndexIsBuilt(t *testing.T) {
 			once.Do(func() {
 				heldErr = ""
 				// The newest session's row, printed while the build waits.
-				ok := poll.Every(5*time.Millisecond).Wait(10*time.Second, func() bool {
+				ok := poll.Every(5*time.Millisecond).Wait(poll.Long, func() bool {
 					return strings.Contains(out.String(), "5e550000-")
 				})
 				if !ok {

@@ -82,14 +82,14 @@ func (p *running) wait(t *testing.T) int {
 	t.Helper()
 	select {
 	case <-p.done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(poll.Long):
 		t.Fatalf("the run did not end\n%s", p.stderr.String())
 	}
 	return p.cmd.ProcessState.ExitCode()
 }
 
 // eventualWait bounds every wait for what a run does in the background.
-const eventualWait = 15 * time.Second
+const eventualWait = poll.Long
 
 func (w *world) file(name string) string {
 	b, _ := os.ReadFile(filepath.Join(w.home, name))

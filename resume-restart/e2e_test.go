@@ -299,7 +299,7 @@ func (r *rig) startUnprompted(env ...string) claude {
 // rigPoll asks at most every 50 ms, since most checks read the registry
 // and every fakeclaude's record.
 const (
-	rigWait = 20 * time.Second
+	rigWait = poll.Long
 	rigPoll = poll.Every(50 * time.Millisecond)
 )
 

@@ -238,7 +238,7 @@ func TestOutdated(t *testing.T) {
 		t.Fatal(err)
 	}
 	var childStart string
-	poll.Wait(time.Second, func() bool {
+	poll.Wait(poll.Long, func() bool {
 		childStart, err = proc.StartTime(child.Process.Pid)
 		return err == nil
 	})

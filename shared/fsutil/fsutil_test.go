@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"forgectl.dev/shared/poll"
 )
 
 func TestWriteAtomic(t *testing.T) {
@@ -73,7 +75,7 @@ func TestLock(t *testing.T) {
 		t.Fatalf("LockWait on held lock: %v", err)
 	}
 	go func() { time.Sleep(30 * time.Millisecond); l.Unlock() }()
-	l2, err := LockWait(p, 10*time.Second)
+	l2, err := LockWait(p, poll.Long)
 	if err != nil {
 		t.Fatalf("LockWait after release: %v", err)
 	}

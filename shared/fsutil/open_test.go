@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/shared/poll"
 	"golang.org/x/sys/unix"
 )
 
@@ -70,7 +71,7 @@ func within(t *testing.T, what string, fn func()) {
 	go func() { fn(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(poll.Long):
 		t.Fatalf("%s blocked", what)
 	}
 }

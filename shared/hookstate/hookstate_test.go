@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"forgectl.dev/shared/poll"
 	"forgectl.dev/shared/proc"
 )
 
@@ -213,7 +214,7 @@ func TestInspectWatcher(t *testing.T) {
 }
 
 func TestExecRunner(t *testing.T) {
-	run := ExecRunner(2 * time.Second)
+	run := ExecRunner(poll.Long)
 	res := run(context.Background(), "sh", "-c", "echo out; echo err >&2; exit 3")
 	if res.Code != 3 || string(res.Stdout) != "out\n" || string(res.Stderr) != "err\n" || res.Err != nil {
 		t.Fatalf("got %+v", res)

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"forgectl.dev/shared/poll"
 )
 
 // kill sends sig to this process: real signals, through the runtime's own
@@ -25,7 +27,7 @@ func within(t *testing.T, run func() int) int {
 	select {
 	case c := <-got:
 		return c
-	case <-time.After(10 * time.Second):
+	case <-time.After(poll.Long):
 		t.Fatal("Run did not return")
 		return 0
 	}

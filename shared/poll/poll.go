@@ -22,6 +22,17 @@ type Every time.Duration
 // Default is the interval of Until and Wait.
 const Default = Every(10 * time.Millisecond)
 
+// Long is how long a test waits for something that will happen: a program
+// starting, a screen drawing, a file appearing. It is one figure for the
+// whole suite, sized for CI's 2-core machine shared with other jobs, where
+// what takes 50 ms on an idle machine has been seen to take 15 s. A wait
+// that succeeds returns as soon as its condition holds, so a generous
+// figure costs nothing when the code is right; only a test that is already
+// failing waits it out. It is not for a wait whose timeout is the expected
+// outcome (that something does not happen): those stay short and only risk
+// a false pass.
+const Long = 60 * time.Second
+
 // Until waits up to within for cond to hold, asking it every 10 ms. When
 // time runs out it fails the test (Fatalf) with what it waited for and the
 // state cond last reported ("" says nothing more).
@@ -58,14 +69,26 @@ func (e Every) Until(t testing.TB, within time.Duration, what string, cond func(
 // at least once, and again after the last pause even when that pause ends
 // past the deadline, so a late wake-up never fails a condition that holds.
 func (e Every) Wait(within time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(within)
+	return e.wait(within, cond, clock{time.Now, time.Sleep})
+}
+
+// clock is where wait reads the time and pauses: the real one, or in the
+// package's own tests one that moves only when told, so what they assert
+// about the deadline does not depend on how busy the machine is.
+type clock struct {
+	now   func() time.Time
+	sleep func(time.Duration)
+}
+
+func (e Every) wait(within time.Duration, cond func() bool, c clock) bool {
+	deadline := c.now().Add(within)
 	for {
 		if cond() {
 			return true
 		}
-		if !time.Now().Before(deadline) {
+		if !c.now().Before(deadline) {
 			return false
 		}
-		time.Sleep(time.Duration(e))
+		c.sleep(time.Duration(e))
 	}
 }

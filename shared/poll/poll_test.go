@@ -25,7 +25,7 @@ func (r *recorder) Fatalf(format string, args ...any) {
 func TestUntilReturnsOnceTheConditionHolds(t *testing.T) {
 	r := &recorder{TB: t}
 	n := 0
-	poll.Until(r, 10*time.Second, "the third check", func() (bool, string) { n++; return n == 3, "" })
+	poll.Until(r, poll.Long, "the third check", func() (bool, string) { n++; return n == 3, "" })
 	if n != 3 || len(r.fatal) != 0 {
 		t.Fatalf("checked %d times, failures %q", n, r.fatal)
 	}
@@ -57,13 +57,7 @@ func TestWaitAsksAtLeastOnceAndAfterTheDeadline(t *testing.T) {
 	if !poll.Wait(0, func() bool { return true }) {
 		t.Error("a condition that holds at once, with no time, was not seen")
 	}
-	// The pause overshoots the deadline; the check after it still counts.
-	start := time.Now()
-	if !poll.Every(50*time.Millisecond).Wait(time.Millisecond, func() bool { return time.Since(start) >= 50*time.Millisecond }) {
-		t.Error("the check after the last pause was not asked")
-	}
-	n := 0
-	if poll.Every(time.Millisecond).Wait(20*time.Millisecond, func() bool { n++; return false }) || n < 2 {
-		t.Errorf("a condition that never holds: checked %d times", n)
+	if poll.Every(time.Millisecond).Wait(20*time.Millisecond, func() bool { return false }) {
+		t.Error("a condition that never holds was reported held")
 	}
 }

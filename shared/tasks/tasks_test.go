@@ -111,6 +111,8 @@ func TestRestoreHonoursClaudeLock(t *testing.T) {
 		_, err := Restore(context.Background(), dir, []Task{{ID: "1", Body: body("1", "pending")}}, 0)
 		done <- err
 	}()
+	// Time for the restore to try the lock: on a busy machine it may not
+	// have yet, which lets a broken lock check pass, never fails a good one.
 	time.Sleep(100 * time.Millisecond)
 	if _, err := os.Stat(filepath.Join(dir, "1.json")); err == nil {
 		t.Fatal("restore wrote while claude held the list lock")

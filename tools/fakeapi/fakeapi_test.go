@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/shared/poll"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -251,7 +252,7 @@ func TestRecordsRequestsAndStopsAtTheCap(t *testing.T) {
 	}
 	select {
 	case <-s.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(poll.Long):
 		t.Fatal("the server did not stop at its cap")
 	}
 	b, err := os.ReadFile(rec)
@@ -281,7 +282,7 @@ func TestLifetimeStopsTheServer(t *testing.T) {
 	s := start(t, Options{Lifetime: 50 * time.Millisecond})
 	select {
 	case <-s.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(poll.Long):
 		t.Fatal("the server outlived its lifetime")
 	}
 	if _, err := http.Get(s.URL() + "/"); err == nil {

@@ -125,7 +125,7 @@ func (p *proc) wait() int {
 	p.t.Helper()
 	select {
 	case <-p.done:
-	case <-time.After(20 * time.Second):
+	case <-time.After(poll.Long):
 		p.t.Fatal("fakeclaude did not exit")
 	}
 	if p.err == nil {
@@ -137,7 +137,7 @@ func (p *proc) wait() int {
 // settleWait bounds every wait on fakeclaude; settlePoll is how often
 // each wait asks.
 const (
-	settleWait = 20 * time.Second
+	settleWait = poll.Long
 	settlePoll = poll.Every(20 * time.Millisecond)
 )
 

@@ -109,7 +109,7 @@ func newRig(t *testing.T) *rig {
 			}
 		}
 		exec.Command("tmux", "-L", r.tmux, "kill-server").Run()
-		poll.Every(20*time.Millisecond).Wait(5*time.Second, func() bool {
+		poll.Every(20*time.Millisecond).Wait(poll.Long, func() bool {
 			for _, pid := range pids {
 				if running(pid) {
 					return false
@@ -258,7 +258,7 @@ func gone(pid int) bool {
 // rigWait is the generous bound of every wait on a pane, a process or
 // fakeherdr's state; rigPoll is how often each wait asks.
 const (
-	rigWait = 20 * time.Second
+	rigWait = poll.Long
 	rigPoll = poll.Every(50 * time.Millisecond)
 )
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -50,8 +51,9 @@ type harnessRun struct {
 	stderr string
 }
 
-// startHarness runs the harness in tmux, streaming ten rows every step.
-func startHarness(t *testing.T, step time.Duration) *harnessRun {
+// startHarness runs the harness in tmux; it shows the first ten rows, and
+// the next come as release lets them.
+func startHarness(t *testing.T) *harnessRun {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
@@ -59,8 +61,20 @@ func startHarness(t *testing.T, step time.Duration) *harnessRun {
 	t.Cleanup(func() { exec.Command("tmux", "-L", h.sock, "kill-server").Run() })
 	h.stderr = filepath.Join(filepath.Dir(h.out), "stderr")
 	h.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "t",
-		"sh", "-c", `TERM=xterm-256color exec "$0" "$1" "$2" 2>"$3"`, harnessBinary(t), h.out, step.String(), h.stderr)
+		"sh", "-c", `TERM=xterm-256color exec "$0" "$1" 2>"$2"`, harnessBinary(t), h.out, h.stderr)
 	return h
+}
+
+// release lets the harness have the first n batches of ten rows in.
+func (h *harnessRun) release(n int) {
+	h.t.Helper()
+	tmp := h.out + ".release.tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.Itoa(n)), 0o600); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.Rename(tmp, h.out+".release"); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 func (h *harnessRun) tmux(args ...string) string {
@@ -74,7 +88,7 @@ func (h *harnessRun) tmux(args ...string) string {
 func (h *harnessRun) waitScreen(what string, ok func(string) bool) string {
 	h.t.Helper()
 	var last string
-	poll.Until(h.t, 10*time.Second, what, func() (bool, string) {
+	poll.Until(h.t, poll.Long, what, func() (bool, string) {
 		last = h.tmux("capture-pane", "-p", "-t", "t")
 		return ok(last), last
 	})
@@ -84,7 +98,7 @@ func (h *harnessRun) waitScreen(what string, ok func(string) bool) string {
 func (h *harnessRun) result() string {
 	h.t.Helper()
 	var b []byte
-	if !poll.Every(20*time.Millisecond).Wait(10*time.Second, func() bool {
+	if !poll.Every(20*time.Millisecond).Wait(poll.Long, func() bool {
 		var err error
 		b, err = os.ReadFile(h.out)
 		return err == nil
@@ -102,7 +116,7 @@ func (h *harnessRun) result() string {
 
 // waitExit waits for the harness to exit: its tmux session ends with it.
 func (h *harnessRun) waitExit() {
-	poll.Until(h.t, 10*time.Second, "the harness to exit after returning", func() (bool, string) {
+	poll.Until(h.t, poll.Long, "the harness to exit after returning", func() (bool, string) {
 		return exec.Command("tmux", "-L", h.sock, "has-session", "-t", "t").Run() != nil, ""
 	})
 }
@@ -127,35 +141,36 @@ func counts(screen string) (matched, total int) {
 	return -1, -1
 }
 
-// watchCursor samples the screen until every row has arrived and fails if
-// the cursor's row is ever another than want.
+// watchCursor lets the rows in a few batches at a time and, at each step,
+// samples the screen until that step's rows are all in, failing if the
+// cursor's row is ever another than want: every step is seen, however
+// slow the machine, and so is every screen a reload draws on the way.
 func (h *harnessRun) watchCursor(want string) {
 	h.t.Helper()
-	samples := 0
-	poll.Every(15*time.Millisecond).Until(h.t, 20*time.Second, "the rows all to arrive", func() (bool, string) {
-		screen := h.tmux("capture-pane", "-p", "-t", "t")
-		_, total := counts(screen)
-		if total < 0 {
-			return false, screen // a screen caught mid-draw
-		}
-		if got := cursorRow(screen); got != want {
-			h.t.Fatalf("with %d rows the cursor is on %q, want %q; screen:\n%s", total, got, want, screen)
-		}
-		samples++
-		if total == 400 {
-			if samples < 5 {
-				h.t.Fatalf("the rows arrived before they could be watched (%d samples)", samples)
+	for n := 4; ; n += 3 {
+		n = min(n, 40)
+		h.release(n)
+		poll.Every(15*time.Millisecond).Until(h.t, poll.Long, fmt.Sprintf("%d rows to arrive", 10*n), func() (bool, string) {
+			screen := h.tmux("capture-pane", "-p", "-t", "t")
+			_, total := counts(screen)
+			if total < 0 {
+				return false, screen // a screen caught mid-draw
 			}
-			return true, ""
+			if got := cursorRow(screen); got != want {
+				h.t.Fatalf("with %d rows the cursor is on %q, want %q; screen:\n%s", total, got, want, screen)
+			}
+			return total == 10*n, screen
+		})
+		if n == 40 {
+			return
 		}
-		return false, screen
-	})
+	}
 }
 
 // Rows stream in below the cursor's row; the cursor never leaves it, and
 // Enter resumes it.
 func TestRealFinderCursorStaysWhileRowsArrive(t *testing.T) {
-	h := startHarness(t, 100*time.Millisecond)
+	h := startHarness(t)
 	h.waitScreen("the first rows", func(s string) bool { return strings.Contains(s, "row009") })
 	h.tmux("send-keys", "-t", "t", "Up", "Up", "Up")
 	h.waitScreen("the cursor on row003", func(s string) bool { return cursorRow(s) == "row003 beta" })
@@ -169,7 +184,7 @@ func TestRealFinderCursorStaysWhileRowsArrive(t *testing.T) {
 // With a query typed, new matches rank above the cursor's row (the finder
 // ranks equal scores newest-index first); the cursor stays on its row.
 func TestRealFinderCursorStaysOnItsMatch(t *testing.T) {
-	h := startHarness(t, 100*time.Millisecond)
+	h := startHarness(t)
 	h.waitScreen("the first rows", func(s string) bool { return strings.Contains(s, "row009") })
 	h.tmux("send-keys", "-t", "t", "-l", "alpha")
 	h.waitScreen("the one match", func(s string) bool { return cursorRow(s) == "row007 alpha" })
@@ -184,14 +199,15 @@ func TestRealFinderCursorStaysOnItsMatch(t *testing.T) {
 	}
 }
 
-// Enter while rows are still arriving resumes the highlighted row.
+// Enter while rows are still to come resumes the highlighted row: the
+// harness holds the rest back until Enter is in.
 func TestRealFinderEnterDuringTheFill(t *testing.T) {
-	h := startHarness(t, 300*time.Millisecond)
+	h := startHarness(t)
 	h.waitScreen("the first rows", func(s string) bool { return strings.Contains(s, "row009") })
 	h.tmux("send-keys", "-t", "t", "Up", "Up")
 	screen := h.waitScreen("the cursor on row002", func(s string) bool { return cursorRow(s) == "row002 beta" })
-	if _, total := counts(screen); total == 400 {
-		t.Fatal("the fill was over before Enter")
+	if _, total := counts(screen); total != 10 {
+		t.Fatalf("%d rows before any was let in:\n%s", total, screen)
 	}
 	h.tmux("send-keys", "-t", "t", "Enter")
 	if got := h.result(); got != "picked: row002 beta" {

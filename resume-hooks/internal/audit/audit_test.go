@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/poll"
 )
 
 func record(detail string) hookstate.Record {
@@ -121,7 +122,7 @@ func TestAppendRefusesAFIFO(t *testing.T) {
 				if want := p + ": is a FIFO, not a regular file"; err == nil || !strings.Contains(err.Error(), want) {
 					t.Fatalf("err = %v, want it to say %q", err, want)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(poll.Long):
 				t.Fatal("Append blocked on the FIFO")
 			}
 		})

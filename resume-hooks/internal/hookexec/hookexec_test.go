@@ -32,7 +32,7 @@ func gone(pid int) bool {
 
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	if !poll.Every(20*time.Millisecond).Wait(10*time.Second, func() bool { return gone(pid) }) {
+	if !poll.Every(20*time.Millisecond).Wait(poll.Long, func() bool { return gone(pid) }) {
 		unix.Kill(pid, unix.SIGKILL)
 		t.Fatalf("pid %d still runs", pid)
 	}
@@ -41,7 +41,7 @@ func waitGone(t *testing.T, pid int) {
 func readPid(t *testing.T, path string) int {
 	t.Helper()
 	var n int
-	poll.Until(t, 10*time.Second, "a pid in "+path, func() (bool, string) {
+	poll.Until(t, poll.Long, "a pid in "+path, func() (bool, string) {
 		b, err := os.ReadFile(path)
 		var perr error
 		n, perr = strconv.Atoi(strings.TrimSpace(string(b)))
@@ -55,11 +55,25 @@ func TestTimeoutKillsTheGroupWithAForkedGrandchild(t *testing.T) {
 	pidFile := filepath.Join(dir, "grandchild.pid")
 	// The helper forks a grandchild and both block; the grandchild keeps
 	// stderr open, which must not hold the run past the kill either.
-	script := `sleep 300 & echo $! > "$1"; echo started >&2; wait`
-	res := Run(context.Background(), Spec{
-		Argv:    []string{"/bin/sh", "-c", script, "sh", pidFile},
-		Timeout: 500 * time.Millisecond,
-	})
+	script := `echo started >&2; sleep 300 & echo $! > "$1"; wait`
+	// A busy machine can take longer than the timeout to get the shell as
+	// far as the pid file: such a run killed a helper that had not forked
+	// yet and proves nothing, so it is run again with twice the time.
+	var res Result
+	for timeout := 500 * time.Millisecond; ; timeout *= 2 {
+		res = Run(context.Background(), Spec{
+			Argv:    []string{"/bin/sh", "-c", script, "sh", pidFile},
+			Timeout: timeout,
+		})
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
+				break
+			}
+		}
+		if timeout > poll.Long {
+			t.Fatalf("the helper never wrote its grandchild's pid; result %+v", res)
+		}
+	}
 	grandchild := readPid(t, pidFile)
 	waitGone(t, grandchild)
 	if !res.TimedOut || res.Signal != "SIGKILL" || res.ExitStatus != -1 {

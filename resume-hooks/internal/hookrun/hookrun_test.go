@@ -367,24 +367,35 @@ func TestWaitingSessionsPostNothing(t *testing.T) {
 }
 
 func TestCommandTimeoutKillsItsGroupAndTheNextHookRuns(t *testing.T) {
-	g := newRig(t)
-	hang := g.script("hang", `sleep 300 & echo $! > "$RIG/grandchild.pid"; wait`)
-	g.r.Hooks = []Hook{{Position: 1, Kind: KindCommand, Command: []string{hang}, Timeout: 500 * time.Millisecond}, envHook(g, 2)}
-	g.install("2.1.1")
-	g.run()
-	g.install("2.1.2")
-	if code := g.run(); code != 1 {
-		t.Fatalf("exit %d", code)
-	}
-	pid := g.lines("grandchild.pid")
-	if len(pid) != 1 {
-		t.Fatal("the hook did not start its helper")
+	// A busy machine can take longer than the timeout to get the hook as
+	// far as its pid file: such a run killed a helper that had not forked
+	// yet and proves nothing, so it is run again, afresh, with twice the
+	// time.
+	var g *rig
+	var pid []string
+	timeout := 500 * time.Millisecond
+	for ; ; timeout *= 2 {
+		g = newRig(t)
+		hang := g.script("hang", `sleep 300 & echo $! > "$RIG/grandchild.pid"; wait`)
+		g.r.Hooks = []Hook{{Position: 1, Kind: KindCommand, Command: []string{hang}, Timeout: timeout}, envHook(g, 2)}
+		g.install("2.1.1")
+		g.run()
+		g.install("2.1.2")
+		if code := g.run(); code != 1 {
+			t.Fatalf("exit %d", code)
+		}
+		if pid = g.lines("grandchild.pid"); len(pid) == 1 {
+			break
+		}
+		if timeout > poll.Long {
+			t.Fatal("the hook did not start its helper")
+		}
 	}
 	waitGone(t, pid[0])
 	if d := cmp.Diff([]string{"2.1.1->2.1.2 hook 1: command hang timeout", "2.1.1->2.1.2 hook 2: command env-hook ok"}, g.outcomes()); d != "" {
 		t.Fatalf("audit (-want +got):\n%s", d)
 	}
-	if r := g.records()[0]; r.Signal != "SIGKILL" || r.ExitStatus != -1 || r.Detail != "killed at the 500ms timeout" {
+	if r := g.records()[0]; r.Signal != "SIGKILL" || r.ExitStatus != -1 || r.Detail != fmt.Sprintf("killed at the %s timeout", timeout) {
 		t.Fatalf("record %+v", r)
 	}
 }
@@ -557,7 +568,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 }
 
 // runWait bounds every wait for what a run does in the background.
-const runWait = 10 * time.Second
+const runWait = poll.Long
 
 func waitGone(t *testing.T, pidText string) {
 	t.Helper()

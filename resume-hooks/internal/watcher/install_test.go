@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"forgectl.dev/shared/hookstate"
+	"forgectl.dev/shared/poll"
 )
 
 // script plays launchctl or systemctl: each call is logged, and answered
@@ -232,7 +233,7 @@ func TestInstallRefusesAFIFOLog(t *testing.T) {
 			var err error
 			select {
 			case err = <-done:
-			case <-time.After(10 * time.Second):
+			case <-time.After(poll.Long):
 				t.Fatal("install blocked on the FIFO log")
 			}
 			if want := "open " + b.Log + ": is a FIFO, not a regular file"; err == nil || err.Error() != want {

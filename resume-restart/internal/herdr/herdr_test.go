@@ -268,7 +268,7 @@ func assertChildGone(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	// The group was sent SIGKILL; give the kernel a moment to reap it.
-	if poll.Wait(2*time.Second, func() bool {
+	if poll.Wait(poll.Long, func() bool {
 		if syscall.Kill(pid, 0) != nil {
 			return true
 		}

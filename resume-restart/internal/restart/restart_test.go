@@ -20,6 +20,7 @@ import (
 	"forgectl.dev/resume-restart/internal/herdr"
 	"forgectl.dev/resume-restart/internal/outdated"
 	"forgectl.dev/resume-restart/internal/relaunch"
+	"forgectl.dev/shared/poll"
 	"forgectl.dev/shared/proc"
 	"forgectl.dev/shared/registry"
 )
@@ -607,6 +608,7 @@ func TestRun(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t)
 			cfg := w.config()
+			longBounds(&cfg, c.want)
 			if c.setup != nil {
 				c.setup(w, &cfg)
 			}
@@ -615,6 +617,28 @@ func TestRun(t *testing.T) {
 				t.Errorf("(-want +got):\n%s\nprogress:\n%s", d, cfg.Progress)
 			}
 		})
+	}
+}
+
+// longBounds gives every bound a case does not mean to run out all the
+// time a busy machine may need. The cases run in parallel, each polling
+// every millisecond, and some pass only on a second look (an error that
+// clears): with 300 ms for everything, a case starved of the CPU that long
+// ended Waiting or Failed with the code right. The world answers at once,
+// so a bound that is not run out costs nothing.
+func longBounds(c *Config, want summary) {
+	expires := map[string]*time.Duration{
+		"still_running": &c.StopWait, "registry_file_remains": &c.StopWait, "shell_not_back": &c.StopWait,
+		"not_registered": &c.RegisterWait, "run_timeout": &c.RegisterWait,
+	}
+	keep := expires[want.Reason]
+	if want.Outcome == Waiting {
+		keep = &c.Timeout
+	}
+	for _, d := range []*time.Duration{&c.Timeout, &c.StopWait, &c.RegisterWait} {
+		if d != keep {
+			*d = poll.Long
+		}
 	}
 }
 

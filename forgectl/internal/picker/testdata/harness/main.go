@@ -2,15 +2,20 @@
 // a program of its own, not the test binary: go-fuzzyfinder changes how it
 // draws when it finds the testing package's flags.
 //
-// It streams 400 rows into the picker as a listing would: ten at once,
-// then ten more every STEP. Row k reads "row<k> alpha" when k%50 == 7 and
-// "row<k> beta" otherwise. It writes what Pick returned to RESULT-FILE.
+// It streams 400 rows into the picker as a listing would, ten at a time,
+// as far as the test lets it: RESULT-FILE.release holds how many batches of
+// ten may be in (the first comes without it). The test, not a clock, says
+// when rows arrive, so a busy machine cannot end the fill before the test
+// has looked. Row k reads "row<k> alpha" when k%50 == 7 and "row<k> beta"
+// otherwise. It writes what Pick returned to RESULT-FILE.
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"forgectl.dev/forgectl/internal/picker"
@@ -30,26 +35,23 @@ func row(k int) picker.Item {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: harness RESULT-FILE STEP")
-		os.Exit(2)
-	}
-	step, err := time.ParseDuration(os.Args[2])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: harness RESULT-FILE")
 		os.Exit(2)
 	}
 	src := picker.NewSource()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		for k := 0; k < 400; k += 10 {
+			for released(os.Args[1]+".release") <= k/10 {
+				select {
+				case <-time.After(5 * time.Millisecond):
+				case <-ctx.Done():
+					return
+				}
+			}
 			for j := k; j < k+10; j++ {
 				src.Append(row(j))
-			}
-			select {
-			case <-time.After(step):
-			case <-ctx.Done():
-				return
 			}
 		}
 		src.End(nil)
@@ -67,4 +69,17 @@ func main() {
 	if err := os.Rename(os.Args[1]+".tmp", os.Args[1]); err != nil {
 		os.Exit(1)
 	}
+}
+
+// released is how many batches the test lets in: at least one.
+func released(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 1
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 1
+	}
+	return max(n, 1)
 }
