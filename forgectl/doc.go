@@ -104,10 +104,11 @@
 //	  leaves as Esc does, exit 130).
 //	  The finder keeps the list to the left half of the terminal; a row gives
 //	  its name what the repo and branch columns can spare (they narrow to 8
-//	  columns first, and on a narrow terminal the branch column goes: the
-//	  preview names it). The rows are not coloured: the finder draws them as
-//	  plain text. With --search, the preview's hits show the words found
-//	  highlighted (--color as for the tables).
+//	  columns first; on a narrow terminal the name leads, then "repo @
+//	  branch"). What you type matches whole values, also those a row shows
+//	  cut (they follow the row, past the ".."). The rows are not coloured:
+//	  the finder draws them as plain text. With --search, the preview's hits
+//	  show the words found highlighted (--color as for the tables).
 //
 //	FLAGS
 //	  --dry-run   print the resolved session, cwd, argv, added environment,

@@ -218,10 +218,12 @@ func TestE2EFirstSearchStreamsTheWarmRows(t *testing.T) {
 	}
 }
 
-// At 80 columns nothing in the picker is cut by the finder (which ends a
-// line too long for its half with ".."): the rows drop the branch for the
-// name, and the preview wraps to the room inside its frame, not to the
-// terminal's width the finder hands it.
+// At 80 columns the preview is never cut by the finder (which ends a line
+// too long for its pane with ".."): it wraps to the room inside its
+// frame, not to the terminal's width the finder hands it. The rows put the
+// name first there, and keep every value whole, since the finder matches
+// what a row says: a name, a repo or a branch finds its sessions however
+// narrow the list.
 func TestE2EPickerAt80ColumnsCutsNothing(t *testing.T) {
 	e := newE2E(t)
 	// The demo home: long names and prompts, and lineage marks.
@@ -237,11 +239,11 @@ func TestE2EPickerAt80ColumnsCutsNothing(t *testing.T) {
 	screen := tm.waitFor("the picker, filled, with its preview", func(s string) bool {
 		return strings.Contains(s, "22/22") && strings.Contains(s, "┐") && strings.Contains(s, "cwd")
 	})
-	cut := regexp.MustCompile(`\.\. ?│`) // the finder's cut, before the frame
+	cut := regexp.MustCompile(`\.\.│`) // the finder's cut of a preview line, at its frame
 	rows, marks := 0, 0
 	for _, line := range strings.Split(screen, "\n") {
 		if cut.MatchString(line) {
-			t.Errorf("the finder cut a line at 80 columns: %q\n%s", line, screen)
+			t.Errorf("the finder cut a preview line at 80 columns: %q\n%s", line, screen)
 		}
 		if strings.Contains(line, " ago ") {
 			rows++
@@ -252,6 +254,14 @@ func TestE2EPickerAt80ColumnsCutsNothing(t *testing.T) {
 	}
 	if rows < 20 || marks == 0 {
 		t.Fatalf("%d session rows, %d with a lineage mark: the test proves nothing\n%s", rows, marks, screen)
+	}
+	// Typed words match what the rows hold whole: four sessions are
+	// named "Terraform state migration", and four are on fix/rate-limit,
+	// past what an 80-column row shows of either.
+	for _, tc := range []struct{ query, count string }{{"migration", "4/22"}, {"rate-limit", "4/22"}} {
+		tm.run("send-keys", "-t", "t", "-l", tc.query)
+		tm.waitFor(tc.query+" to match "+tc.count, func(s string) bool { return strings.Contains(s, tc.count) })
+		tm.run("send-keys", "-t", "t", "C-u")
 	}
 	tm.run("send-keys", "-t", "t", "Escape")
 }

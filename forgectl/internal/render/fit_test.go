@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
 	"github.com/mattn/go-runewidth"
@@ -152,5 +153,27 @@ func TestStylePreview(t *testing.T) {
 	}
 	if (Style{}).Preview(plain, &s) != plain {
 		t.Errorf("the zero Style coloured the preview")
+	}
+}
+
+// The finder matches what a picker row says: a value cut to fit its
+// column is still in the row, whole, and on a narrow terminal the name
+// leads, after the relation of its lineage mark.
+func TestPickRowKeepsEveryValueToMatch(t *testing.T) {
+	s := harness.Session{ID: "x", Repo: "a-repository-name-that-is-long", Branch: "feature/a-branch-name-that-is-long-too",
+		Name: "Sliding-window token refresh for the API", ParentID: "deadbeef-0000", ParentExists: true, LastActivity: treeNow.Add(-time.Hour)}
+	for _, cols := range []int{80, 120, 160, 200} {
+		row := PickRowIn(treeNow, &s, cols)
+		for _, v := range []string{s.Repo, s.Branch, s.Name} {
+			if !strings.Contains(row, v) {
+				t.Errorf("at %d columns the row %q lacks %q", cols, row, v)
+			}
+		}
+	}
+	if row := PickRowIn(treeNow, &s, 80); !strings.HasPrefix(row, "1h ago    [fork] Sliding-window") {
+		t.Errorf("at 80 columns the row does not lead with the name: %q", row)
+	}
+	if row := PickRowIn(treeNow, &s, 160); !strings.HasPrefix(row, "1h ago    a-repos…  feature…  Sliding-window token…  [fork of deadbeef]") {
+		t.Errorf("at 160 columns the row is not laid out in columns: %q", row)
 	}
 }

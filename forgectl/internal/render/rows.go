@@ -1,6 +1,7 @@
 package render
 
 import (
+	"strings"
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
@@ -29,24 +30,20 @@ func PickHeader(cols int, full string) string {
 }
 
 // PickRowIn is PickRow laid out for a terminal of cols columns (0: the
-// fixed layout): repo and branch narrow, to 8 columns each, before the
-// title does, so the name takes what the list's half of the screen has;
-// where that leaves the name under 24 columns, the branch column goes.
-// Widths are display columns.
+// fixed layout). The finder matches what a row says, so no value is lost
+// here: one cut to its column (ending in "…") is written whole after the
+// row, where the finder's ".." stands for it. Repo and branch narrow, to 8
+// columns each, before the title does, so the name takes what the list's
+// half of the screen has; where that leaves the name
+// under 24 columns (80 columns leave the list 35), the name comes first,
+// after the relation alone for a lineage mark ("[fork] ", which the
+// preview spells out), then "repo @ branch". Widths are display columns.
 func PickRowIn(now time.Time, s *harness.Session, cols int) string {
 	repoW, titleW := 20, 70
-	branch := true
 	if cols > 0 {
 		rest := PickList(cols) - 8 - 3*2
 		repoW = min(20, max(8, (rest-50)/2))
 		titleW = max(10, rest-2*(repoW+2))
-		// On a narrow terminal (80 columns leave the list 35) the branch
-		// gives its room to the name: a name cut to 10 tells nothing, and
-		// the preview names the branch.
-		if titleW < 24 {
-			branch = false
-			titleW = max(10, rest+2-repoW)
-		}
 	}
 	live := ""
 	if s.Live {
@@ -64,29 +61,42 @@ func PickRowIn(now time.Time, s *harness.Session, cols int) string {
 		b = AppendMark(b, s)
 		return string(append(b, live...))
 	}
-	b = padWidth(b, CutWidth(Clean(OrDash(s.Repo)), repoW), repoW)
-	b = append(b, "  "...)
-	if branch {
-		b = padWidth(b, CutWidth(Clean(OrDash(s.Branch)), repoW), repoW)
-		b = append(b, "  "...)
-	}
-	mark := string(AppendMark(nil, s))
-	if titleW-Width(mark)-Width(live) < 10 {
-		// No room for the parent's id: the relation alone ("[fork]"),
-		// which the preview spells out.
+	title := Clean(msg.Cut(Title(s), 200))
+	if titleW < 24 {
 		if s.ParentID != "" {
-			mark = "  [" + shortRelation(s.Relation) + "]"
+			b = append(b, "["+shortRelation(s.Relation)+"] "...)
 		}
+		b = append(b, title...)
+		b = append(b, live...)
+		b = append(b, "  "...)
+		b = append(b, Clean(OrDash(s.Repo))...)
+		if s.Branch != "" {
+			b = append(b, " @ "+Clean(s.Branch)...)
+		}
+		return string(b)
 	}
-	// The title gives way to the marks, down to 10 columns, or on a
-	// narrow terminal to what is left (the preview names it whole).
-	floor := 10
-	if cols > 0 && titleW < 24 {
-		floor = 4
+	// A value cut to its column is written whole after the row, past
+	// what the list shows, for the finder to match.
+	var whole []string
+	cut := func(v string, n int) string {
+		c := CutWidth(v, n)
+		if c != v {
+			whole = append(whole, v)
+		}
+		return c
 	}
-	b = append(b, CutWidth(Clean(msg.Cut(Title(s), 200)), max(floor, titleW-Width(mark)-Width(live)))...)
+	b = padWidth(b, cut(Clean(OrDash(s.Repo)), repoW), repoW)
+	b = append(b, "  "...)
+	b = padWidth(b, cut(Clean(OrDash(s.Branch)), repoW), repoW)
+	b = append(b, "  "...)
+	mark := string(AppendMark(nil, s))
+	b = append(b, cut(title, max(10, titleW-Width(mark)-Width(live)))...)
 	b = append(b, mark...)
-	return string(append(b, live...))
+	b = append(b, live...)
+	if len(whole) > 0 {
+		b = append(b, "  "+strings.Join(whole, " ")...)
+	}
+	return string(b)
 }
 
 // padWidth right-pads s with spaces to n display columns.
