@@ -116,6 +116,11 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			return err
 		}
 		a.notef("%d shown of %d sessions (%d hidden, %d live)", shown, total, hidden, live)
+		if total == 0 {
+			for _, why := range a.noSessionsWhy() {
+				a.notef("%s", why)
+			}
+		}
 		return nil
 	}
 }

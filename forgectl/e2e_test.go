@@ -650,3 +650,34 @@ func TestE2EPickerFillsAsTheListingStreams(t *testing.T) {
 	}
 	stopProcess(t, r.Pid)
 }
+
+// An empty listing says why for each harness it covers: a person on a new
+// machine, or with CLAUDE_CONFIG_DIR or CODEX_HOME pointing elsewhere,
+// learns where forgectl looked. It is not an error (exit 0).
+func TestE2EEmptyListingSaysWhereItLooked(t *testing.T) {
+	e := newE2E(t)
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"resume", "ls"}, []string{"there are no Claude Code sessions: " + filepath.Join(empty, ".claude", "projects") + " does not exist"}},
+		{[]string{"resume", "ls", "--harness", "codex"}, []string{"there are no Codex threads: " + filepath.Join(empty, ".codex") + " is not a folder (CODEX_HOME moves it)"}},
+	} {
+		cmd := e.command(tc.args...)
+		cmd.Env = append(append([]string(nil), e.env...), "HOME="+empty, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=")
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %v\n%s", tc.args, err, errb.String())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errb.String(), w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", tc.args, w, errb.String())
+			}
+		}
+		if out.Len() != 0 {
+			t.Errorf("%v: stdout %q, want nothing", tc.args, out.String())
+		}
+	}
+}

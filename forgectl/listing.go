@@ -118,6 +118,26 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 	return st, nil
 }
 
+// noSessionsWhy says, for an empty listing, which of the harnesses listed
+// has no sessions to find and why: a missing or unreadable home.
+func (a *app) noSessionsWhy() []string {
+	var out []string
+	for _, name := range a.harnessNames() {
+		switch name {
+		case claude.Name:
+			if p := a.projectsProblem(); p != "" {
+				out = append(out, p)
+			}
+		case codex.Name:
+			root := a.codexPaths().Root
+			if st, err := os.Stat(root); err != nil || !st.IsDir() {
+				out = append(out, fmt.Sprintf("there are no Codex threads: %s is not a folder (CODEX_HOME moves it)", root))
+			}
+		}
+	}
+	return out
+}
+
 // projectsProblem is a hint when Claude Code's projects directory, where
 // the sessions are, is missing, is not a directory, or cannot be read ("" when
 // it is a directory this user can open).
