@@ -317,11 +317,19 @@ func (g *segment) line(line []byte) {
 	// row shows.
 }
 
-func (g *segment) meta(line []byte) {
+func (g *segment) meta(line []byte) { g.metaFrom(line, true) }
+
+// metaFrom is meta, decoding the line without its system prompt when
+// slim (the test compares the two).
+func (g *segment) metaFrom(line []byte, slim bool) {
 	var e struct {
 		Payload metaPayload `json:"payload"`
 	}
-	if json.Unmarshal(line, &e) != nil {
+	decoded := line
+	if slim {
+		decoded = withoutInstructions(line)
+	}
+	if json.Unmarshal(decoded, &e) != nil {
 		g.Broken++
 		return
 	}
