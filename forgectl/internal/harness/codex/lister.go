@@ -31,6 +31,7 @@ type lister struct {
 	live    map[string]holder
 	threads map[string]bool // every thread id the listing has, made by Group
 	now     time.Time       // whether a prompt cache is warm is judged at it
+	folders folders         // where legacy forks' parents are looked for
 }
 
 // Open starts a listing.
@@ -144,7 +145,7 @@ func (l *lister) RowGroup(sc *jsonl.Scanner, files []*harness.File, paths []stri
 		if old[k].OK {
 			prev, _ = decodeSegment(old[k].File, old[k].Payload) // one that does not decode is read again
 		}
-		g, scanned, err := l.h.readSegment(sc, paths[k], f.File, prev)
+		g, scanned, err := l.h.readSegment(sc, paths[k], f.File, prev, l.openParent)
 		rows[k].Scanned = scanned
 		if err != nil {
 			rows[k].Problem = err
@@ -168,6 +169,11 @@ func (l *lister) RowGroup(sc *jsonl.Scanner, files []*harness.File, paths []stri
 	l.join(&s)
 	rows[0].Session = &s
 	return rows
+}
+
+// openParent is Harness.openParent with the listing's folder names.
+func (l *lister) openParent(id, created string) *parentFile {
+	return l.h.openRollout(l.h.findRollout(id, created, l.folders.get))
 }
 
 // join fills in what the thread's files do not say.

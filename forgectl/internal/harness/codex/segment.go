@@ -178,8 +178,8 @@ func (h *Harness) release(d *zstd.Decoder) {
 // readSegment brings a segment's record up to date: nothing when old still
 // holds, the appended bytes when the file grew (a plain one: a compressed
 // segment is read whole again), else the whole file. It reports whether
-// it read.
-func (h *Harness) readSegment(sc *jsonl.Scanner, path string, now fresh.File, old *segment) (*segment, bool, error) {
+// it read. openParent opens a legacy fork's parent (legacy.go).
+func (h *Harness) readSegment(sc *jsonl.Scanner, path string, now fresh.File, old *segment, openParent func(id, created string) *parentFile) (*segment, bool, error) {
 	if old != nil && old.stamp().Same(now) {
 		return old, false, nil
 	}
@@ -199,7 +199,7 @@ func (h *Harness) readSegment(sc *jsonl.Scanner, path string, now fresh.File, ol
 		sc.Reset(r, 0)
 	}
 	g.File = now
-	g.open = h.openParent
+	g.open = openParent
 	defer g.closeCopy()
 	for {
 		line, ok := sc.Next()
