@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/hex"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
+	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
 )
 
@@ -40,9 +44,13 @@ type parentFile struct {
 // Codex names the file rollout-<local time>-<id>.jsonl under the day it
 // was made in local time, so the days either side of created's UTC day
 // are looked in (any zone is within a day of UTC), and then
-// archived_sessions/.
+// archived_sessions/. Each folder is read afresh; a listing reads each
+// once (folders).
 func (h *Harness) openParent(id, created string) *parentFile {
-	path := h.findRollout(id, created)
+	return h.openRollout(h.findRollout(id, created, readFolder))
+}
+
+func (h *Harness) openRollout(path string) *parentFile {
 	if path == "" {
 		return nil
 	}
@@ -53,7 +61,9 @@ func (h *Harness) openParent(id, created string) *parentFile {
 	return &parentFile{sc: jsonl.NewScanner(r, 0), close: done}
 }
 
-func (h *Harness) findRollout(id, created string) string {
+// findRollout looks for the file in the folders, whose names (sorted)
+// names gives.
+func (h *Harness) findRollout(id, created string, names func(dir string) []string) string {
 	var dirs []string
 	if t, err := time.Parse(time.RFC3339Nano, created); err == nil {
 		for _, d := range []int{0, -1, 1} {
@@ -62,15 +72,55 @@ func (h *Harness) findRollout(id, created string) string {
 	}
 	dirs = append(dirs, h.paths.Archived())
 	for _, dir := range dirs {
+		ns := names(dir)
 		for _, ext := range []string{".jsonl", ".jsonl" + zstSuffix} {
-			// The id has no glob metacharacters (a UUID); a rewind's later
-			// segments (<id>_<uuid>) do not match.
-			if m, _ := filepath.Glob(filepath.Join(dir, "rollout-*-"+id+ext)); len(m) > 0 {
-				return m[0]
+			// rollout-*-<id><ext>; a rewind's later segments
+			// (<id>_<uuid>) do not match.
+			tail := "-" + id + ext
+			for _, n := range ns {
+				if len(n) >= len("rollout-")+len(tail) && strings.HasPrefix(n, "rollout-") && strings.HasSuffix(n, tail) {
+					return filepath.Join(dir, n)
+				}
 			}
 		}
 	}
 	return ""
+}
+
+// readFolder is a folder's names, sorted; none when it cannot be read
+// (a missing day is the usual case).
+func readFolder(dir string) []string {
+	f, err := fsutil.OpenDir(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(-1)
+	slices.Sort(names)
+	return names
+}
+
+// folders reads each folder once for a listing: every legacy fork looks
+// for its parent in four folders under two names, and a busy day's
+// folder holds hundreds of rollouts. The listing's rows are made
+// concurrently.
+type folders struct {
+	mu    sync.Mutex
+	names map[string][]string
+}
+
+func (f *folders) get(dir string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ns, ok := f.names[dir]; ok {
+		return ns
+	}
+	if f.names == nil {
+		f.names = map[string][]string{}
+	}
+	ns := readFolder(dir)
+	f.names[dir] = ns
+	return ns
 }
 
 // copied says the line (its type and payload) is still the parent's copy;

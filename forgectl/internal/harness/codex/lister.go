@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -29,8 +30,10 @@ type lister struct {
 	h       *Harness
 	joined  *joined // session_index.jsonl's names and history.jsonl's times
 	live    map[string]holder
-	threads map[string]bool // every thread id the listing has, made by Group
-	now     time.Time       // whether a prompt cache is warm is judged at it
+	threads map[string]bool  // every thread id the listing has, made by Group
+	now     time.Time        // whether a prompt cache is warm is judged at it
+	folders folders          // where legacy forks' parents are looked for
+	heads   map[string]*head // by path: the first lines Group decoded
 }
 
 // Open starts a listing.
@@ -75,6 +78,7 @@ func (l *lister) Row(sc *jsonl.Scanner, f *harness.File, path string, old harnes
 // newest segment.
 func (l *lister) Group(files []harness.File, stored func(int) harness.Stored) [][]int {
 	ids := make([]string, len(files))
+	heads := make([]*head, len(files))
 	parallel.For(context.Background(), len(files), max(2, runtime.GOMAXPROCS(0)), 16, func(k int) {
 		if old := stored(k); old.OK && old.Ino == files[k].Ino && old.Size <= files[k].Size {
 			if id, ok := storedID(old.Payload); ok {
@@ -82,8 +86,17 @@ func (l *lister) Group(files []harness.File, stored func(int) harness.Stored) []
 				return
 			}
 		}
-		ids[k], _ = l.h.headID(files[k].Path())
+		heads[k], _ = l.h.readHead(files[k].Path())
+		if heads[k] != nil {
+			ids[k] = heads[k].seg.ID
+		}
 	})
+	l.heads = map[string]*head{}
+	for k, hd := range heads {
+		if hd != nil {
+			l.heads[files[k].Path()] = hd
+		}
+	}
 	at := map[string]int{}
 	var groups [][]int
 	l.threads = make(map[string]bool, len(files))
@@ -103,11 +116,29 @@ func (l *lister) Group(files []harness.File, stored func(int) harness.Stored) []
 	return groups
 }
 
-// headID reads a segment's first line for its thread id.
-func (h *Harness) headID(path string) (string, error) {
+// head is what a segment's first line, its session_meta, decoded to when
+// Group read it, kept for the row's read of the whole file so that the
+// 22 KB line is decoded once. The row's read takes it only for a first
+// line of the same length and checksum: a file rewritten in between is
+// decoded again.
+type head struct {
+	seg segment // meta of the line on a new segment
+	n   int
+	sum uint32
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// matches says line is the line the head was decoded from.
+func (hd *head) matches(line []byte) bool {
+	return hd != nil && len(line) == hd.n && crc32.Checksum(line, castagnoli) == hd.sum
+}
+
+// readHead reads a segment's first line for its thread id.
+func (h *Harness) readHead(path string) (*head, error) {
 	_, r, done, err := h.openSegment(path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer done()
 	br := bufio.NewReaderSize(r, 32<<10)
@@ -117,20 +148,21 @@ func (h *Harness) headID(path string) (string, error) {
 		more, err = br.ReadSlice('\n')
 		line = append(append([]byte(nil), line...), more...)
 		if len(line) > jsonl.DefaultMaxLine {
-			return "", fmt.Errorf("%s: first line over %d bytes", path, jsonl.DefaultMaxLine)
+			return nil, fmt.Errorf("%s: first line over %d bytes", path, jsonl.DefaultMaxLine)
 		}
 	}
 	if err != nil {
-		return "", err // no complete first line yet: being written
+		return nil, err // no complete first line yet: being written
 	}
-	var g segment
+	line = line[:len(line)-1] // as the row's read sees it
+	hd := &head{n: len(line), sum: crc32.Checksum(line, castagnoli)}
 	if typ, _, _ := envelope(line); typ == "session_meta" {
-		g.meta(line)
+		hd.seg.meta(line)
 	}
-	if g.ID == "" {
-		return "", fmt.Errorf("%s: the first line is not a session_meta with an id", path)
+	if hd.seg.ID == "" {
+		return nil, fmt.Errorf("%s: the first line is not a session_meta with an id", path)
 	}
-	return g.ID, nil
+	return hd, nil
 }
 
 // RowGroup reads a thread's segments (newest first) and makes its row.
@@ -144,7 +176,7 @@ func (l *lister) RowGroup(sc *jsonl.Scanner, files []*harness.File, paths []stri
 		if old[k].OK {
 			prev, _ = decodeSegment(old[k].File, old[k].Payload) // one that does not decode is read again
 		}
-		g, scanned, err := l.h.readSegment(sc, paths[k], f.File, prev)
+		g, scanned, err := l.h.readSegment(sc, paths[k], f.File, prev, l.heads[paths[k]], l.openParent)
 		rows[k].Scanned = scanned
 		if err != nil {
 			rows[k].Problem = err
@@ -168,6 +200,11 @@ func (l *lister) RowGroup(sc *jsonl.Scanner, files []*harness.File, paths []stri
 	l.join(&s)
 	rows[0].Session = &s
 	return rows
+}
+
+// openParent is Harness.openParent with the listing's folder names.
+func (l *lister) openParent(id, created string) *parentFile {
+	return l.h.openRollout(l.h.findRollout(id, created, l.folders.get))
 }
 
 // join fills in what the thread's files do not say.

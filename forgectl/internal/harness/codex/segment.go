@@ -178,8 +178,10 @@ func (h *Harness) release(d *zstd.Decoder) {
 // readSegment brings a segment's record up to date: nothing when old still
 // holds, the appended bytes when the file grew (a plain one: a compressed
 // segment is read whole again), else the whole file. It reports whether
-// it read.
-func (h *Harness) readSegment(sc *jsonl.Scanner, path string, now fresh.File, old *segment) (*segment, bool, error) {
+// it read. first is what the segment's first line decoded to, when it has
+// been read already (lister.Group), and openParent opens a legacy fork's
+// parent (legacy.go).
+func (h *Harness) readSegment(sc *jsonl.Scanner, path string, now fresh.File, old *segment, first *head, openParent func(id, created string) *parentFile) (*segment, bool, error) {
 	if old != nil && old.stamp().Same(now) {
 		return old, false, nil
 	}
@@ -195,17 +197,24 @@ func (h *Harness) readSegment(sc *jsonl.Scanner, path string, now fresh.File, ol
 			return nil, true, err
 		}
 		sc.Reset(fh, old.Offset)
+		first = nil
 	} else {
 		sc.Reset(r, 0)
 	}
 	g.File = now
-	g.open = h.openParent
+	g.open = openParent
 	defer g.closeCopy()
 	for {
 		line, ok := sc.Next()
 		if !ok {
 			break
 		}
+		if first.matches(line) {
+			g.decoded(line, first)
+			first = nil
+			continue
+		}
+		first = nil
 		g.line(line)
 	}
 	if err := sc.Err(); err != nil {
@@ -317,11 +326,31 @@ func (g *segment) line(line []byte) {
 	// row shows.
 }
 
-func (g *segment) meta(line []byte) {
+func (g *segment) meta(line []byte) { g.metaFrom(line, true) }
+
+// decoded is line for a new segment's first line, which hd says meta
+// made of it.
+func (g *segment) decoded(line []byte, hd *head) {
+	file, open := g.File, g.open
+	*g = hd.seg
+	g.File, g.open = file, open
+	_, ts, _ := envelope(line)
+	if ms := millis(ts); ms > g.LastMs {
+		g.LastMs = ms
+	}
+}
+
+// metaFrom is meta, decoding the line without its system prompt when
+// slim (the test compares the two).
+func (g *segment) metaFrom(line []byte, slim bool) {
 	var e struct {
 		Payload metaPayload `json:"payload"`
 	}
-	if json.Unmarshal(line, &e) != nil {
+	decoded := line
+	if slim {
+		decoded = withoutInstructions(line)
+	}
+	if json.Unmarshal(decoded, &e) != nil {
 		g.Broken++
 		return
 	}
