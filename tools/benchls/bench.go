@@ -147,21 +147,42 @@ func (b *bench) all(ctx context.Context) error {
 	if b.sessions >= 100000 {
 		return nil // the first-run targets are set at 10,000 sessions
 	}
+	coldRan, err := b.pickerNoIndex(ctx, r, env, forgectl, noIndex, statWalk, find, pickerLabels{
+		fresh:    "picker first rows, no index",
+		coldSkip: "picker first rows, cold cache",
+		coldWalk: "stat walk (find), cold cache",
+		coldPick: "picker first rows, no index, cold",
+	})
+	if err != nil || !coldRan {
+		return err
+	}
+	// Leave the page cache warm for whatever runs next.
+	_, err = b.measure(ctx, 1, nil, nil, "grep", "-c", "-F", "custom-title", "-r", projects)
+	return err
+}
+
+// pickerLabels name the figures pickerNoIndex reports.
+type pickerLabels struct{ fresh, coldSkip, coldWalk, coldPick string }
+
+// pickerNoIndex times the picker's first rows with no index, against the
+// warm stat walk, and then right after a reboot (nothing in the page
+// cache) against walk timed cold. It reports false, having said why, when
+// the page cache cannot be dropped.
+func (b *bench) pickerNoIndex(ctx context.Context, r *report, env []string, forgectl string, noIndex func() error, statWalk sample, walk []string, l pickerLabels) (bool, error) {
 	fresh, err := b.pickerFirstRows(ctx, env, forgectl, noIndex)
 	if err != nil {
-		return err
+		return false, err
 	}
-	r.ratio("picker first rows, no index", sample{Wall: fresh}, statWalk, 3)
-	// Right after a reboot: nothing in the page cache.
+	r.ratio(l.fresh, sample{Wall: fresh}, statWalk, 3)
 	if err := dropCaches(); err != nil {
-		fmt.Fprintf(b.out, "%-36s skipped: cannot drop the page cache: %v\n", "picker first rows, cold cache", err)
-		return nil
+		fmt.Fprintf(b.out, "%-36s skipped: cannot drop the page cache: %v\n", l.coldSkip, err)
+		return false, nil
 	}
-	coldWalk, err := b.measure(ctx, b.runs, dropCaches, []string{"LC_ALL=C"}, find...)
+	coldWalk, err := b.measure(ctx, b.runs, dropCaches, []string{"LC_ALL=C"}, walk...)
 	if err != nil {
-		return err
+		return false, err
 	}
-	r.baseline("stat walk (find), cold cache", coldWalk)
+	r.baseline(l.coldWalk, coldWalk)
 	coldPick, err := b.pickerFirstRows(ctx, env, forgectl, func() error {
 		if err := noIndex(); err != nil {
 			return err
@@ -169,12 +190,10 @@ func (b *bench) all(ctx context.Context) error {
 		return dropCaches()
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
-	r.ratio("picker first rows, no index, cold", sample{Wall: coldPick}, coldWalk, 3)
-	// Leave the page cache warm for whatever runs next.
-	_, err = b.measure(ctx, 1, nil, nil, "grep", "-c", "-F", "custom-title", "-r", projects)
-	return err
+	r.ratio(l.coldPick, sample{Wall: coldPick}, coldWalk, 3)
+	return true, nil
 }
 
 // completion times `forgectl __complete` on the warm index: Tab after an id

@@ -101,30 +101,15 @@ func (b *bench) mixed(ctx context.Context) error {
 		return err
 	}
 	r.ratio("mixed: picker first rows, index", sample{Wall: indexed}, statWalk, 2)
-	fresh, err := b.pickerFirstRows(ctx, env, forgectl, noIndex)
-	if err != nil {
-		return err
-	}
-	r.ratio("mixed: picker first rows, no index", sample{Wall: fresh}, statWalk, 3)
-	if err := dropCaches(); err != nil {
-		fmt.Fprintf(b.out, "%-36s skipped: cannot drop the page cache: %v\n", "mixed: picker, cold cache", err)
-		return nil
-	}
-	coldWalk, err := b.measure(ctx, b.runs, dropCaches, []string{"LC_ALL=C"}, both...)
-	if err != nil {
-		return err
-	}
-	r.baseline("stat walk of both, cold cache", coldWalk)
-	coldPick, err := b.pickerFirstRows(ctx, env, forgectl, func() error {
-		if err := noIndex(); err != nil {
-			return err
-		}
-		return dropCaches()
+	coldRan, err := b.pickerNoIndex(ctx, r, env, forgectl, noIndex, statWalk, both, pickerLabels{
+		fresh:    "mixed: picker first rows, no index",
+		coldSkip: "mixed: picker, cold cache",
+		coldWalk: "stat walk of both, cold cache",
+		coldPick: "mixed: picker first rows, cold",
 	})
-	if err != nil {
+	if err != nil || !coldRan {
 		return err
 	}
-	r.ratio("mixed: picker first rows, cold", sample{Wall: coldPick}, coldWalk, 3)
 	_, err = b.measure(ctx, 1, nil, nil, scan...)
 	return err
 }
