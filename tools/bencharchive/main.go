@@ -23,48 +23,35 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"forgectl.dev/tools/benchkit"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { benchkit.Main(run) }
 
 type bench struct {
-	bin, work         string
-	sessions, archive int
-	listed            int
-	runs              int
-	out, log          io.Writer
-	home, fc          string
+	benchkit.Home
+	archive, listed int
+	out, log        io.Writer
+	home, fc        string
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bencharchive", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	b := bench{out: stdout, log: stderr}
-	fs.StringVar(&b.bin, "bin", "", "directory holding forgectl and gencc")
-	fs.StringVar(&b.work, "work", "", "scratch directory (the generated homes are kept and reused)")
-	fs.IntVar(&b.sessions, "sessions", 10000, "sessions in the generated home")
+	b.Flags(fs, "the generated homes are kept and reused", 3)
 	fs.IntVar(&b.archive, "archive", 1000, "sessions archived in the throughput measurement")
 	fs.IntVar(&b.listed, "listed", 10000, "archived sessions in the listing measurement")
-	fs.IntVar(&b.runs, "runs", 3, "timed runs per measurement (the median is reported)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if b.bin == "" || b.work == "" {
-		fmt.Fprintln(stderr, "bencharchive: -bin and -work are required")
+	if !b.Check("bencharchive", stderr) {
 		return 2
 	}
 	if err := b.all(ctx); err != nil {
@@ -80,7 +67,7 @@ func (b *bench) env(home, fc string) []string {
 
 // forgectl runs forgectl with the bench home, untimed.
 func (b *bench) forgectl(ctx context.Context, home, fc string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, filepath.Join(b.bin, "forgectl"), args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(b.Bin, "forgectl"), args...)
 	cmd.Env = append(os.Environ(), b.env(home, fc)...)
 	var errb strings.Builder
 	cmd.Stderr = &errb
@@ -98,9 +85,9 @@ type row struct {
 }
 
 func (b *bench) all(ctx context.Context) error {
-	b.home = filepath.Join(b.work, fmt.Sprintf("archive-home-%d", b.sessions))
-	b.fc = filepath.Join(b.work, fmt.Sprintf("archive-config-%d", b.sessions))
-	if err := benchkit.Generate(ctx, b.bin, b.home, b.sessions, b.log); err != nil {
+	b.home = filepath.Join(b.Work, fmt.Sprintf("archive-home-%d", b.Sessions))
+	b.fc = filepath.Join(b.Work, fmt.Sprintf("archive-config-%d", b.Sessions))
+	if err := benchkit.Generate(ctx, b.Bin, b.home, b.Sessions, b.log); err != nil {
 		return err
 	}
 	// A run stopped half way left sessions archived: put them back first.
@@ -128,23 +115,23 @@ func (b *bench) all(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(b.out, "home: %d sessions; archiving the %d oldest: %d files, %.1f MB; %d timed runs each (median)\n\n",
-		len(rows), n, len(files), float64(bytes)/1e6, b.runs)
+		len(rows), n, len(files), float64(bytes)/1e6, b.Runs)
 	fmt.Fprintf(b.out, "%-36s %10s %10s %8s %s\n", "measurement", "median", "baseline", "ratio", "target")
 
 	// Archive throughput against tar -czf over the same files.
-	list := filepath.Join(b.work, "bencharchive-files.txt")
+	list := filepath.Join(b.Work, "bencharchive-files.txt")
 	if err := os.WriteFile(list, []byte(strings.Join(files, "\n")+"\n"), 0o600); err != nil {
 		return err
 	}
-	tgz := filepath.Join(b.work, "bencharchive.tgz")
-	tar, err := benchkit.Measure(ctx, b.runs, func() error { return os.RemoveAll(tgz) }, nil, nil,
+	tgz := filepath.Join(b.Work, "bencharchive.tgz")
+	tar, err := benchkit.Measure(ctx, b.Runs, func() error { return os.RemoveAll(tgz) }, nil, nil,
 		"tar", "-czf", tgz, "-P", "-T", list)
 	if err != nil {
 		return err
 	}
 	os.Remove(tgz)
-	arch, err := benchkit.Measure(ctx, b.runs, func() error { return b.unarchiveAll(ctx) }, b.env(b.home, b.fc), nil,
-		append([]string{filepath.Join(b.bin, "forgectl"), "resume", "archive", "--yes"}, ids...)...)
+	arch, err := benchkit.Measure(ctx, b.Runs, func() error { return b.unarchiveAll(ctx) }, b.env(b.home, b.fc), nil,
+		append([]string{filepath.Join(b.Bin, "forgectl"), "resume", "archive", "--yes"}, ids...)...)
 	if err != nil {
 		return err
 	}
@@ -160,13 +147,13 @@ func (b *bench) all(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	dst := filepath.Join(b.work, "bencharchive-cp")
+	dst := filepath.Join(b.Work, "bencharchive-cp")
 	// cp --parents takes the paths relative to where it runs: from /.
 	rel := make([]string, len(oneFiles))
 	for i, f := range oneFiles {
 		rel[i] = strings.TrimPrefix(f, "/")
 	}
-	cp, err := measureIn(ctx, "/", b.runs, func() error {
+	cp, err := measureIn(ctx, "/", b.Runs, func() error {
 		os.RemoveAll(dst)
 		return os.MkdirAll(dst, 0o700)
 	}, append(append([]string{"cp", "-a", "--parents"}, rel...), dst)...)
@@ -174,17 +161,17 @@ func (b *bench) all(ctx context.Context) error {
 		return err
 	}
 	os.RemoveAll(dst)
-	restore, err := benchkit.Measure(ctx, b.runs, func() error {
+	restore, err := benchkit.Measure(ctx, b.Runs, func() error {
 		_, err := b.forgectl(ctx, b.home, b.fc, "resume", "archive", one)
 		return err
-	}, b.env(b.home, b.fc), nil, filepath.Join(b.bin, "forgectl"), "resume", "unarchive", "--keep-mtime", one)
+	}, b.env(b.home, b.fc), nil, filepath.Join(b.Bin, "forgectl"), "resume", "unarchive", "--keep-mtime", one)
 	if err != nil {
 		return err
 	}
 	b.line("restore one session", restore, cp, float64(restore.Wall)/float64(cp.Wall), 2, false)
 	// What any forgectl run costs before it does anything: the floor
 	// under the restore's ratio.
-	start, err := benchkit.Measure(ctx, b.runs, nil, b.env(b.home, b.fc), nil, filepath.Join(b.bin, "forgectl"), "--version")
+	start, err := benchkit.Measure(ctx, b.Runs, nil, b.env(b.home, b.fc), nil, filepath.Join(b.Bin, "forgectl"), "--version")
 	if err != nil {
 		return err
 	}
@@ -197,13 +184,13 @@ func (b *bench) all(ctx context.Context) error {
 // second generated home (so the first keeps its tree), into the config
 // dir the first home's listing reads.
 func (b *bench) listing(ctx context.Context) error {
-	src := filepath.Join(b.work, fmt.Sprintf("archive-source-%d", b.listed))
-	fc := filepath.Join(b.work, fmt.Sprintf("archive-listed-%d", b.listed))
+	src := filepath.Join(b.Work, fmt.Sprintf("archive-source-%d", b.listed))
+	fc := filepath.Join(b.Work, fmt.Sprintf("archive-listed-%d", b.listed))
 	if _, err := os.Stat(filepath.Join(fc, "resume-archive", "index.bin")); err != nil {
 		os.RemoveAll(src)
 		os.RemoveAll(fc)
 		fmt.Fprintf(b.log, "archiving %d sessions for the listing measurement (once; kept for later runs)\n", b.listed)
-		gen := exec.CommandContext(ctx, filepath.Join(b.bin, "gencc"), "-home", src, "-sessions", strconv.Itoa(b.listed), "-repos", "40", "-max-bytes", "150MB", "-seed", "7")
+		gen := exec.CommandContext(ctx, filepath.Join(b.Bin, "gencc"), "-home", src, "-sessions", strconv.Itoa(b.listed), "-repos", "40", "-max-bytes", "150MB", "-seed", "7")
 		gen.Stdout, gen.Stderr = b.log, b.log
 		if err := gen.Run(); err != nil {
 			return err
@@ -213,15 +200,15 @@ func (b *bench) listing(ctx context.Context) error {
 		}
 	}
 	projects := filepath.Join(b.home, ".claude", "projects")
-	walk, err := benchkit.Measure(ctx, b.runs, nil, []string{"LC_ALL=C"}, nil, "find", projects, "-name", "*.jsonl", "-printf", `%s %T@\n`)
+	walk, err := benchkit.Measure(ctx, b.Runs, nil, []string{"LC_ALL=C"}, nil, "find", projects, "-name", "*.jsonl", "-printf", `%s %T@\n`)
 	if err != nil {
 		return err
 	}
-	fcl := filepath.Join(b.bin, "forgectl")
+	fcl := filepath.Join(b.Bin, "forgectl")
 	b.forgectl(ctx, b.home, fc, "resume", "ls", "--json") // warm the listing's index
-	empty := filepath.Join(b.work, "archive-none")
+	empty := filepath.Join(b.Work, "archive-none")
 	b.forgectl(ctx, b.home, empty, "resume", "ls", "--json")
-	none, err := benchkit.Measure(ctx, b.runs, nil, b.env(b.home, empty), nil, fcl, "resume", "ls", "--json")
+	none, err := benchkit.Measure(ctx, b.Runs, nil, b.env(b.home, empty), nil, fcl, "resume", "ls", "--json")
 	if err != nil {
 		return err
 	}
@@ -235,7 +222,7 @@ func (b *bench) listing(ctx context.Context) error {
 		{fmt.Sprintf("ls --archived --json (%d rows)", b.listed), []string{"resume", "ls", "--archived", "--json"}, 2},
 		{"ls --all --json (tree + archive)", []string{"resume", "ls", "--all", "--json"}, 0},
 	} {
-		s, err := benchkit.Measure(ctx, b.runs, nil, b.env(b.home, fc), nil, append([]string{fcl}, c.args...)...)
+		s, err := benchkit.Measure(ctx, b.Runs, nil, b.env(b.home, fc), nil, append([]string{fcl}, c.args...)...)
 		if err != nil {
 			return err
 		}

@@ -1,5 +1,6 @@
-// Package benchkit is what the benchmark drivers share: timing a command
-// over repeated runs, generating the home they measure, and its size.
+// Package benchkit is what the benchmark drivers share: their main and the
+// flags of a generated home, timing a command over repeated runs,
+// generating the home they measure, and its size.
 package benchkit
 
 import (

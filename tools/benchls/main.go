@@ -28,26 +28,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
+
+	"forgectl.dev/tools/benchkit"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { benchkit.Main(run) }
 
 func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("benchls", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	b := bench{out: stdout, log: stderr}
-	fs.StringVar(&b.bin, "bin", "", "directory holding forgectl and gencc")
-	fs.StringVar(&b.work, "work", "", "scratch directory (the generated home is kept and reused)")
-	fs.IntVar(&b.sessions, "sessions", 10000, "sessions in the generated home")
-	fs.IntVar(&b.runs, "runs", 5, "timed runs per measurement (the median is reported)")
+	b.Flags(fs, "the generated home is kept and reused", 5)
 	fs.BoolVar(&b.skipPicker, "no-picker", false, "skip the tmux picker measurement")
 	fs.BoolVar(&b.onlyPicker, "only-picker", false, "measure the picker only")
 	fs.BoolVar(&b.removeHome, "remove-home", false, "delete the generated home afterwards (the 100,000-session one takes about 8 GB)")
@@ -57,13 +49,12 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if b.bin == "" || b.work == "" {
-		fmt.Fprintln(stderr, "benchls: -bin and -work are required")
+	if !b.Check("benchls", stderr) {
 		return 2
 	}
 	var err error
 	if *onlyMixed && b.codexThreads > 0 {
-		b.home = filepath.Join(b.work, fmt.Sprintf("home-%d", b.sessions))
+		b.home = filepath.Join(b.Work, fmt.Sprintf("home-%d", b.Sessions))
 		if err = b.generate(ctx); err == nil {
 			err = b.mixed(ctx)
 		}

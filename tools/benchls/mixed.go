@@ -16,19 +16,19 @@ import (
 // the same targets as the Claude-only figures, whose runs point CODEX_HOME
 // at nothing so that they stay Claude-only.
 func (b *bench) mixed(ctx context.Context) error {
-	codexHome := filepath.Join(b.work, fmt.Sprintf("codex-%d", b.codexThreads))
-	if err := benchkit.GenerateCodex(ctx, b.bin, codexHome, b.codexThreads, b.log); err != nil {
+	codexHome := filepath.Join(b.Work, fmt.Sprintf("codex-%d", b.codexThreads))
+	if err := benchkit.GenerateCodex(ctx, b.Bin, codexHome, b.codexThreads, b.log); err != nil {
 		return err
 	}
 	codex := filepath.Join(codexHome, ".codex")
 	projects := filepath.Join(b.home, ".claude", "projects")
-	fc := filepath.Join(b.work, fmt.Sprintf("forgectl-config-mixed-%d-%d", b.sessions, b.codexThreads))
+	fc := filepath.Join(b.Work, fmt.Sprintf("forgectl-config-mixed-%d-%d", b.Sessions, b.codexThreads))
 	noIndex := func() error { return removeGlob(filepath.Join(fc, "cache", "*.idx")) }
 	env := []string{"HOME=" + b.home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=" + codex, "FORGECTL_CONFIG_DIR=" + fc}
-	forgectl := filepath.Join(b.bin, "forgectl")
+	forgectl := filepath.Join(b.Bin, "forgectl")
 	lsJSON := []string{forgectl, "resume", "ls", "--json"}
 
-	fmt.Fprintf(b.out, "\n== mixed home: %d Claude Code sessions + %d Codex threads (%s)\n", b.sessions, b.codexThreads, codex)
+	fmt.Fprintf(b.out, "\n== mixed home: %d Claude Code sessions + %d Codex threads (%s)\n", b.Sessions, b.codexThreads, codex)
 	probe := exec.CommandContext(ctx, forgectl, "resume", "ls", "--json", "--harness", "codex")
 	probe.Env = append(os.Environ(), env...)
 	if out, err := probe.Output(); err != nil {
@@ -43,36 +43,36 @@ func (b *bench) mixed(ctx context.Context) error {
 	if _, err := b.measure(ctx, 1, nil, nil, scan...); err != nil { // warm the page cache
 		return err
 	}
-	statWalk, err := b.measure(ctx, b.runs, nil, []string{"LC_ALL=C"}, both...)
+	statWalk, err := b.measure(ctx, b.Runs, nil, []string{"LC_ALL=C"}, both...)
 	if err != nil {
 		return err
 	}
-	byteScan, err := b.measure(ctx, b.runs, nil, []string{"LC_ALL=C"}, scan...)
+	byteScan, err := b.measure(ctx, b.Runs, nil, []string{"LC_ALL=C"}, scan...)
 	if err != nil {
 		return err
 	}
 	r := &report{out: b.out}
 	r.baseline("stat walk of both trees, warm", statWalk)
 	r.baseline("byte scan of both (grep -F -r)", byteScan)
-	cold, err := b.measure(ctx, b.runs, noIndex, env, lsJSON...)
+	cold, err := b.measure(ctx, b.Runs, noIndex, env, lsJSON...)
 	if err != nil {
 		return err
 	}
-	warm, err := b.measure(ctx, b.runs, nil, env, lsJSON...)
+	warm, err := b.measure(ctx, b.Runs, nil, env, lsJSON...)
 	if err != nil {
 		return err
 	}
-	table, err := b.measure(ctx, b.runs, nil, env, forgectl, "resume", "ls")
+	table, err := b.measure(ctx, b.Runs, nil, env, forgectl, "resume", "ls")
 	if err != nil {
 		return err
 	}
 	seed := 200
-	appended, err := b.measure(ctx, b.runs, func() error {
+	appended, err := b.measure(ctx, b.Runs, func() error {
 		seed++
-		if err := exec.CommandContext(ctx, filepath.Join(b.bin, "gencc"), "-home", b.home, "-append-percent", "1", "-seed", strconv.Itoa(seed)).Run(); err != nil {
+		if err := exec.CommandContext(ctx, filepath.Join(b.Bin, "gencc"), "-home", b.home, "-append-percent", "1", "-seed", strconv.Itoa(seed)).Run(); err != nil {
 			return err
 		}
-		return exec.CommandContext(ctx, filepath.Join(b.bin, "gencodex"), "-home", codexHome, "-append-percent", "1", "-seed", strconv.Itoa(seed)).Run()
+		return exec.CommandContext(ctx, filepath.Join(b.Bin, "gencodex"), "-home", codexHome, "-append-percent", "1", "-seed", strconv.Itoa(seed)).Run()
 	}, env, lsJSON...)
 	if err != nil {
 		return err
@@ -101,30 +101,15 @@ func (b *bench) mixed(ctx context.Context) error {
 		return err
 	}
 	r.ratio("mixed: picker first rows, index", sample{Wall: indexed}, statWalk, 2)
-	fresh, err := b.pickerFirstRows(ctx, env, forgectl, noIndex)
-	if err != nil {
-		return err
-	}
-	r.ratio("mixed: picker first rows, no index", sample{Wall: fresh}, statWalk, 3)
-	if err := dropCaches(); err != nil {
-		fmt.Fprintf(b.out, "%-36s skipped: cannot drop the page cache: %v\n", "mixed: picker, cold cache", err)
-		return nil
-	}
-	coldWalk, err := b.measure(ctx, b.runs, dropCaches, []string{"LC_ALL=C"}, both...)
-	if err != nil {
-		return err
-	}
-	r.baseline("stat walk of both, cold cache", coldWalk)
-	coldPick, err := b.pickerFirstRows(ctx, env, forgectl, func() error {
-		if err := noIndex(); err != nil {
-			return err
-		}
-		return dropCaches()
+	coldRan, err := b.pickerNoIndex(ctx, r, env, forgectl, noIndex, statWalk, both, pickerLabels{
+		fresh:    "mixed: picker first rows, no index",
+		coldSkip: "mixed: picker, cold cache",
+		coldWalk: "stat walk of both, cold cache",
+		coldPick: "mixed: picker first rows, cold",
 	})
-	if err != nil {
+	if err != nil || !coldRan {
 		return err
 	}
-	r.ratio("mixed: picker first rows, cold", sample{Wall: coldPick}, coldWalk, 3)
 	_, err = b.measure(ctx, 1, nil, nil, scan...)
 	return err
 }

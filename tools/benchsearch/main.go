@@ -32,44 +32,31 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"forgectl.dev/tools/benchkit"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { benchkit.Main(run) }
 
 type bench struct {
-	out, log  io.Writer
-	bin, work string
-	sessions  int
-	runs      int
+	out, log io.Writer
+	benchkit.Home
 	textHeavy bool
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("benchsearch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	b := bench{out: stdout, log: stderr}
-	fs.StringVar(&b.bin, "bin", "", "directory holding forgectl and gencc")
-	fs.StringVar(&b.work, "work", "", "scratch directory (the generated home is kept and reused)")
-	fs.IntVar(&b.sessions, "sessions", 10000, "sessions in the generated home")
-	fs.IntVar(&b.runs, "runs", 5, "timed runs per measurement (the median is reported)")
+	b.Flags(fs, "the generated home is kept and reused", 5)
 	fs.BoolVar(&b.textHeavy, "text-heavy", false, "only the first search against grep, paired, on a text-heavy home")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if b.bin == "" || b.work == "" {
-		fmt.Fprintln(stderr, "benchsearch: -bin and -work are required")
+	if !b.Check("benchsearch", stderr) {
 		return 2
 	}
 	do := b.all
@@ -93,22 +80,22 @@ func (b *bench) measure(ctx context.Context, n int, prep func() error, env []str
 }
 
 func (b *bench) all(ctx context.Context) error {
-	home := filepath.Join(b.work, fmt.Sprintf("home-%d", b.sessions))
+	home := filepath.Join(b.Work, fmt.Sprintf("home-%d", b.Sessions))
 	if err := b.generate(ctx, home); err != nil {
 		return err
 	}
 	projects := filepath.Join(home, ".claude", "projects")
-	fc := filepath.Join(b.work, "forgectl-config")
+	fc := filepath.Join(b.Work, "forgectl-config")
 	index := filepath.Join(fc, "cache", "search")
 	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=", "FORGECTL_CONFIG_DIR=" + fc}
-	forgectl := filepath.Join(b.bin, "forgectl")
+	forgectl := filepath.Join(b.Bin, "forgectl")
 	const word = "quokkalanternfish" // in no transcript
 	search := []string{forgectl, "resume", "search", "--json", word}
 	if _, err := exec.LookPath("rg"); err != nil {
 		return errors.New("ripgrep (rg) is not installed: apt-get install ripgrep")
 	}
 	size, files := benchkit.TreeSize(projects)
-	fmt.Fprintf(b.out, "home: %d transcripts, %.2f GB, %d timed runs each (median); WORD %q\n\n", files, float64(size)/1e9, b.runs, word)
+	fmt.Fprintf(b.out, "home: %d transcripts, %.2f GB, %d timed runs each (median); WORD %q\n\n", files, float64(size)/1e9, b.Runs, word)
 
 	// Warm the page cache, and the listing's own index, once.
 	if _, err := b.measure(ctx, 1, nil, []string{"LC_ALL=C"}, "grep", "-r", "-l", "-F", word, projects); err != nil {
@@ -117,19 +104,19 @@ func (b *bench) all(ctx context.Context) error {
 	if _, err := b.measure(ctx, 1, nil, env, forgectl, "resume", "ls", "--json"); err != nil {
 		return err
 	}
-	statWalk, err := b.measure(ctx, b.runs, nil, []string{"LC_ALL=C"}, "find", projects, "-name", "*.jsonl", "-printf", `%s %T@\n`)
+	statWalk, err := b.measure(ctx, b.Runs, nil, []string{"LC_ALL=C"}, "find", projects, "-name", "*.jsonl", "-printf", `%s %T@\n`)
 	if err != nil {
 		return err
 	}
-	grep, err := b.measure(ctx, b.runs, nil, []string{"LC_ALL=C"}, "grep", "-r", "-l", "-F", word, projects)
+	grep, err := b.measure(ctx, b.Runs, nil, []string{"LC_ALL=C"}, "grep", "-r", "-l", "-F", word, projects)
 	if err != nil {
 		return err
 	}
-	rg, err := b.measure(ctx, b.runs, nil, nil, "rg", "-l", "-F", word, projects)
+	rg, err := b.measure(ctx, b.Runs, nil, nil, "rg", "-l", "-F", word, projects)
 	if err != nil {
 		return err
 	}
-	first, err := b.measure(ctx, b.runs, func() error { return os.RemoveAll(index) }, env, search...)
+	first, err := b.measure(ctx, b.Runs, func() error { return os.RemoveAll(index) }, env, search...)
 	if err != nil {
 		return err
 	}
@@ -139,23 +126,23 @@ func (b *bench) all(ctx context.Context) error {
 	const often = "login"
 	var screen onScreen
 	if _, err := exec.LookPath("script"); err == nil {
-		screen, err = b.terminal(ctx, b.runs, func() error { return os.RemoveAll(index) }, env, forgectl, "resume", "search", often)
+		screen, err = b.terminal(ctx, b.Runs, func() error { return os.RemoveAll(index) }, env, forgectl, "resume", "search", often)
 		if err != nil {
 			return err
 		}
 	}
-	warm, err := b.measure(ctx, b.runs, nil, env, search...)
+	warm, err := b.measure(ctx, b.Runs, nil, env, search...)
 	if err != nil {
 		return err
 	}
-	common, err := b.measure(ctx, b.runs, nil, env, forgectl, "resume", "search", "--json", "login")
+	common, err := b.measure(ctx, b.Runs, nil, env, forgectl, "resume", "search", "--json", "login")
 	if err != nil {
 		return err
 	}
 	seed := 300
-	appended, err := b.measure(ctx, b.runs, func() error {
+	appended, err := b.measure(ctx, b.Runs, func() error {
 		seed++
-		return exec.CommandContext(ctx, filepath.Join(b.bin, "gencc"), "-home", home, "-append-percent", "1", "-seed", strconv.Itoa(seed)).Run()
+		return exec.CommandContext(ctx, filepath.Join(b.Bin, "gencc"), "-home", home, "-append-percent", "1", "-seed", strconv.Itoa(seed)).Run()
 	}, env, search...)
 	if err != nil {
 		return err
@@ -204,36 +191,36 @@ func (b *bench) all(ctx context.Context) error {
 }
 
 func (b *bench) generate(ctx context.Context, home string, extra ...string) error {
-	return benchkit.Generate(ctx, b.bin, home, b.sessions, b.log, extra...)
+	return benchkit.Generate(ctx, b.Bin, home, b.Sessions, b.log, extra...)
 }
 
 // heavy times a first search (no index) on a text-heavy home against grep,
 // each run of one right after a run of the other, so both meet the same
 // load; the page cache is warm for both (grep reads the same files).
 func (b *bench) heavy(ctx context.Context) error {
-	home := filepath.Join(b.work, fmt.Sprintf("home-heavy-%d", b.sessions))
-	if err := b.generate(ctx, home, "-prompt-bytes", "3KB", "-reply-bytes", "6KB", "-max-bytes", strconv.Itoa(b.sessions*240)+"KB"); err != nil {
+	home := filepath.Join(b.Work, fmt.Sprintf("home-heavy-%d", b.Sessions))
+	if err := b.generate(ctx, home, "-prompt-bytes", "3KB", "-reply-bytes", "6KB", "-max-bytes", strconv.Itoa(b.Sessions*240)+"KB"); err != nil {
 		return err
 	}
 	projects := filepath.Join(home, ".claude", "projects")
-	fc := filepath.Join(b.work, "forgectl-config-heavy")
+	fc := filepath.Join(b.Work, "forgectl-config-heavy")
 	index := filepath.Join(fc, "cache", "search")
 	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=", "FORGECTL_CONFIG_DIR=" + fc}
 	const word = "quokkalanternfish" // in no transcript
-	search := []string{filepath.Join(b.bin, "forgectl"), "resume", "search", "--json", word}
+	search := []string{filepath.Join(b.Bin, "forgectl"), "resume", "search", "--json", word}
 	grepArgv := []string{"grep", "-r", "-l", "-F", word, projects}
 	size, files := benchkit.TreeSize(projects)
-	fmt.Fprintf(b.out, "text-heavy home: %d transcripts, %.2f GB, %d paired runs (medians); WORD %q\n\n", files, float64(size)/1e9, b.runs, word)
+	fmt.Fprintf(b.out, "text-heavy home: %d transcripts, %.2f GB, %d paired runs (medians); WORD %q\n\n", files, float64(size)/1e9, b.Runs, word)
 	// Warm the page cache, and the listing's own index, once, as above.
 	if _, err := b.measure(ctx, 1, nil, []string{"LC_ALL=C"}, grepArgv...); err != nil {
 		return err
 	}
-	if _, err := b.measure(ctx, 1, nil, env, filepath.Join(b.bin, "forgectl"), "resume", "ls", "--json"); err != nil {
+	if _, err := b.measure(ctx, 1, nil, env, filepath.Join(b.Bin, "forgectl"), "resume", "ls", "--json"); err != nil {
 		return err
 	}
 	var gw, gc, fw, fcpu, rw, rc []time.Duration
 	var rss int64
-	for range b.runs {
+	for range b.Runs {
 		g, err := b.measure(ctx, 1, nil, []string{"LC_ALL=C"}, grepArgv...)
 		if err != nil {
 			return err

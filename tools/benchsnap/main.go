@@ -27,7 +27,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -35,14 +34,11 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"forgectl.dev/tools/benchkit"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { benchkit.Main(run) }
 
 type options struct {
 	n        int
@@ -53,7 +49,7 @@ type options struct {
 	keep     bool
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("benchsnap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // TestArchiveKeepsASessionThroughTheRealSweep runs Claude Code's own
@@ -38,7 +40,7 @@ func TestArchiveKeepsASessionThroughTheRealSweep(t *testing.T) {
 	}
 
 	// One day of retention, no record of a last sweep, everything 3 days old.
-	writeFile(t, filepath.Join(h.claude, "settings.json"), "{\n  \"cleanupPeriodDays\": 1\n}\n")
+	tmuxrig.WriteFile(t, filepath.Join(h.claude, "settings.json"), "{\n  \"cleanupPeriodDays\": 1\n}\n")
 	os.Remove(filepath.Join(h.claude, ".last-cleanup"))
 	old := time.Now().Add(-72 * time.Hour)
 	for _, dir := range []string{"projects", "tasks", "file-history", "session-env"} {
@@ -71,11 +73,11 @@ func TestArchiveKeepsASessionThroughTheRealSweep(t *testing.T) {
 
 	// Resumed through forgectl: restored, then the real CLI takes it back.
 	r := h.newPane(h.dir, filepath.Join(s.bin, "forgectl"), "resume", kept)
-	reg := r.waitIdle("resumed archived session", startWait)
+	reg := r.waitIdle("resumed archived session", tmuxrig.StartWait)
 	if reg.SessionID != kept {
 		t.Fatalf("resumed registry names %q, want %s", reg.SessionID, kept)
 	}
-	r.waitScreen("the earlier conversation", startWait, func(sc string) bool { return strings.Contains(sc, prompts[0]) })
+	r.WaitScreen("the earlier conversation", tmuxrig.StartWait, func(sc string) bool { return strings.Contains(sc, prompts[0]) })
 	r.prompt("after the restore", "You said: after the restore")
 	r.exit()
 	now, err := os.ReadFile(paths[kept])
@@ -103,10 +105,10 @@ func TestArchiveKeepsASessionThroughTheRealSweep(t *testing.T) {
 func (h *home) sweep(prompt string) {
 	h.t.Helper()
 	repo := filepath.Join(h.dir, "src", "sweep-repo")
-	if _, errs, code := h.run(repo, "", h.s.claude[h.s.current], "-p", prompt); code != 0 {
+	if _, errs, code := h.Run(repo, "", h.s.claude[h.s.current], "-p", prompt); code != 0 {
 		h.t.Fatalf("claude -p: exit %d\n%s", code, errs)
 	}
-	screenPoll.Until(h.t, 30*time.Second, "the sweep to write .last-cleanup", func() (bool, string) {
+	tmuxrig.Poll.Until(h.t, 30*time.Second, "the sweep to write .last-cleanup", func() (bool, string) {
 		_, err := os.Stat(filepath.Join(h.claude, ".last-cleanup"))
 		return err == nil, ""
 	})

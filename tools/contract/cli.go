@@ -51,21 +51,17 @@ func Main(ctx context.Context, p *Product, args []string, stdout, stderr io.Writ
 		a, b := p.Pinned(getenv)
 		versions = []string{a, b}
 	}
-	var lines []string
-	for _, v := range versions {
-		bin, err := in.Install(ctx, v)
-		if reason, ok := IsSkip(err); ok {
-			fmt.Fprintf(stdout, "SKIPPED: cannot install %s %s: %s\n", p.Name, v, reason)
-			return 0
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: error: %v\n", name, err)
-			return 1
-		}
-		lines = append(lines, v+" "+bin)
+	bins, skip, err := in.InstallAll(ctx, versions...)
+	if skip != "" {
+		fmt.Fprintf(stdout, "SKIPPED: %s\n", skip)
+		return 0
 	}
-	for _, l := range lines {
-		fmt.Fprintln(stdout, l)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: error: %v\n", name, err)
+		return 1
+	}
+	for _, v := range versions {
+		fmt.Fprintln(stdout, v+" "+bins[v])
 	}
 	return 0
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // TestInitStopHookWiresTheRealCLI wires the Stop hook with `forgectl init
@@ -20,20 +22,20 @@ func TestInitStopHookWiresTheRealCLI(t *testing.T) {
 	h.trust(repo)
 	settings := filepath.Join(h.claude, "settings.json")
 	const user = "{\n    \"cleanupPeriodDays\": 3650,\n    \"env\": {\"FORGECTL_CONTRACT_USER_SETTING\": \"kept — ✓\"},\n    \"permissions\": {\"allow\": [\"Bash(true)\"]}\n}\n"
-	writeFile(t, settings, user)
+	tmuxrig.WriteFile(t, settings, user)
 
 	var env []string
-	for _, kv := range h.env {
+	for _, kv := range h.Env {
 		if strings.HasPrefix(kv, "PATH=") {
 			kv = "PATH=" + h.bin + ":/usr/bin:/bin"
 		}
 		env = append(env, kv)
 	}
 	forgectl := filepath.Join(h.s.bin, "forgectl")
-	saved := h.env
-	h.env = env
-	_, stderr, code := h.run(h.dir, "", forgectl, "init", "--stop-hook")
-	h.env = saved
+	saved := h.Env
+	h.Env = env
+	_, stderr, code := h.Run(h.dir, "", forgectl, "init", "--stop-hook")
+	h.Env = saved
 	if code != 0 {
 		t.Fatalf("init --stop-hook: exit %d: %s", code, stderr)
 	}

@@ -192,6 +192,24 @@ func (in Installer) logf(format string, args ...any) {
 	}
 }
 
+// InstallAll installs each version in turn and returns the binaries by
+// version. When the registry cannot be reached it returns, with no error,
+// the reason to skip, naming the product and the version.
+func (in Installer) InstallAll(ctx context.Context, versions ...string) (bins map[string]string, skip string, err error) {
+	bins = map[string]string{}
+	for _, v := range versions {
+		bin, err := in.Install(ctx, v)
+		if reason, ok := IsSkip(err); ok {
+			return nil, "cannot install " + in.product().Name + " " + v + ": " + reason, nil
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		bins[v] = bin
+	}
+	return bins, "", nil
+}
+
 // Install makes sure version is in the cache and returns its binary. It is
 // idempotent and safe to run from several processes at once.
 func (in Installer) Install(ctx context.Context, version string) (string, error) {

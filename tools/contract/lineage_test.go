@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // switched waits for the pane's registry to name a session other than old
@@ -16,13 +18,13 @@ import (
 func (p *pane) switched(what, old string) string {
 	p.h.t.Helper()
 	var id string
-	if !screenPoll.Wait(turnWait, func() bool {
+	if !tmuxrig.Poll.Wait(tmuxrig.TurnWait, func() bool {
 		r, ok := p.registry()
 		id = r.SessionID
 		return ok && id != "" && id != old
 	}) {
 		r, _ := p.registry()
-		p.h.t.Fatalf("pane %s: %s: the registry still names %q; screen:\n%s", p.id, what, r.SessionID, p.screen())
+		p.h.t.Fatalf("pane %s: %s: the registry still names %q; screen:\n%s", p.ID, what, r.SessionID, p.Screen())
 	}
 	return id
 }
@@ -57,9 +59,9 @@ func TestLineageOfRealSessions(t *testing.T) {
 	// The /-menu entry is /branch ("/fork" is another command: a background
 	// copy).
 	pp.typeText("/branch")
-	pp.keys("Enter")
+	pp.Keys("Enter")
 	idB := pp.switched("/branch", idP)
-	pp.waitIdle("after /branch", turnWait)
+	pp.waitIdle("after /branch", tmuxrig.TurnWait)
 	pp.prompt("work in the branch", "You said: work in the branch")
 	pp.exit()
 
@@ -78,23 +80,23 @@ func TestLineageOfRealSessions(t *testing.T) {
 
 	pbf := h.startClaude(repo, cur, "--resume", idF)
 	pbf.typeText("/branch")
-	pbf.keys("Enter")
+	pbf.Keys("Enter")
 	idBF := pbf.switched("/branch of the fork", idF)
-	pbf.waitIdle("after /branch", turnWait)
+	pbf.waitIdle("after /branch", tmuxrig.TurnWait)
 	pbf.prompt("work in the branch of the fork", "You said: work in the branch of the fork")
 	pbf.exit()
 
 	pc := h.startClaude(repo, cur)
 	idC1 := pc.prompt("first of the chain", "You said: first of the chain").SessionID
 	pc.typeText("/clear")
-	pc.keys("Enter")
+	pc.Keys("Enter")
 	idC2 := pc.switched("/clear", idC1)
-	pc.waitIdle("after /clear", turnWait)
+	pc.waitIdle("after /clear", tmuxrig.TurnWait)
 	pc.prompt("second of the chain", "You said: second of the chain")
 	pc.typeText("/clear")
-	pc.keys("Enter")
+	pc.Keys("Enter")
 	idC3 := pc.switched("/clear", idC2)
-	pc.waitIdle("after /clear", turnWait)
+	pc.waitIdle("after /clear", tmuxrig.TurnWait)
 	pc.prompt("third of the chain", "You said: third of the chain")
 	pc.exit()
 	names := map[string]string{idP: "P", idB: "B", idF: "F", idFF: "FF", idFB: "FB", idBF: "BF", idC1: "C1", idC2: "C2", idC3: "C3"}

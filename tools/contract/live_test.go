@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"forgectl.dev/shared/poll"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // TestLiveSessionIsRefusedAndForkable holds a real idle session open: ls
@@ -22,16 +24,16 @@ func TestLiveSessionIsRefusedAndForkable(t *testing.T) {
 	p := h.startClaude(repo, s.claude[s.current])
 	reg := p.prompt("hello live session", "You said: hello live session")
 	id := reg.SessionID
-	if reg.Pid != p.pid {
-		t.Fatalf("registry pid %d, pane pid %d", reg.Pid, p.pid)
+	if reg.Pid != p.Pid {
+		t.Fatalf("registry pid %d, pane pid %d", reg.Pid, p.Pid)
 	}
 
 	row, ok := h.ls()[id]
 	switch {
 	case !ok:
 		t.Fatalf("ls does not list the live session %s", id)
-	case !row.Live || row.Pid == nil || *row.Pid != p.pid:
-		t.Errorf("ls: live=%v pid=%v, want live with pid %d", row.Live, row.Pid, p.pid)
+	case !row.Live || row.Pid == nil || *row.Pid != p.Pid:
+		t.Errorf("ls: live=%v pid=%v, want live with pid %d", row.Live, row.Pid, p.Pid)
 	case row.Status != "idle":
 		t.Errorf("ls: status %q, want idle", row.Status)
 	case row.Tmux != reg.Tmux || reg.Tmux == "":
@@ -39,8 +41,8 @@ func TestLiveSessionIsRefusedAndForkable(t *testing.T) {
 	}
 
 	out, errOut, code := h.forgectl("resume", id)
-	if code != 2 || out != "" || !strings.Contains(errOut, fmt.Sprintf("pid %d", p.pid)) {
-		t.Errorf("resume of a live session: exit %d, stdout %q, stderr %q; want exit 2 naming pid %d", code, out, errOut, p.pid)
+	if code != 2 || out != "" || !strings.Contains(errOut, fmt.Sprintf("pid %d", p.Pid)) {
+		t.Errorf("resume of a live session: exit %d, stdout %q, stderr %q; want exit 2 naming pid %d", code, out, errOut, p.Pid)
 	}
 	out, errOut, code = h.forgectl("resume", "--fork", "--dry-run", id)
 	if code != 0 || !strings.Contains(out, "--resume "+id+" --fork-session") || !strings.Contains(out, "cwd: "+repo) {
@@ -52,12 +54,12 @@ func TestLiveSessionIsRefusedAndForkable(t *testing.T) {
 
 	// A slow reply keeps the CLI busy for a few seconds; ls must say so.
 	p.typeText("this reply will be slow")
-	p.keys("Enter")
-	if !poll.Every(300*time.Millisecond).Wait(turnWait, func() bool { return h.ls()[id].Status == "busy" }) {
-		t.Fatalf("ls never reported the session busy during a slow reply; screen:\n%s", p.screen())
+	p.Keys("Enter")
+	if !poll.Every(300*time.Millisecond).Wait(tmuxrig.TurnWait, func() bool { return h.ls()[id].Status == "busy" }) {
+		t.Fatalf("ls never reported the session busy during a slow reply; screen:\n%s", p.Screen())
 	}
-	p.waitScreen("slow reply", turnWait, func(s string) bool { return strings.Contains(s, "This reply was slow on purpose") })
-	p.waitIdle("after the slow reply", turnWait)
+	p.WaitScreen("slow reply", tmuxrig.TurnWait, func(s string) bool { return strings.Contains(s, "This reply was slow on purpose") })
+	p.waitIdle("after the slow reply", tmuxrig.TurnWait)
 	if r := h.ls()[id]; r.Status != "idle" || !r.Live {
 		t.Errorf("after the slow reply: live=%v status=%q, want live and idle", r.Live, r.Status)
 	}

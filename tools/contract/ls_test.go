@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // TestListReportsRealSessions makes sessions with the real CLI in two
@@ -27,7 +29,7 @@ func TestListReportsRealSessions(t *testing.T) {
 	pb := h.newPane(web, cur)
 	pc := h.newPane(wt, cur)
 	for _, p := range []*pane{pa, pb, pc} {
-		p.waitIdle("start", startWait)
+		p.waitIdle("start", tmuxrig.StartWait)
 	}
 
 	ra := pa.prompt("fix the login flow", "You said: fix the login flow")
@@ -40,7 +42,7 @@ func TestListReportsRealSessions(t *testing.T) {
 	idA, idB, idC := ra.SessionID, rb.SessionID, rc.SessionID
 
 	// Print mode: hidden from pickers by default.
-	out, errOut, code := h.run(web, "", cur, "-p", "--output-format", "json", "summarise this repo in print mode")
+	out, errOut, code := h.Run(web, "", cur, "-p", "--output-format", "json", "summarise this repo in print mode")
 	if code != 0 {
 		t.Fatalf("claude -p: exit %d: %s", code, errOut)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/tools/contract/tmuxrig"
 	"forgectl.dev/tools/fakeapi"
 )
 
@@ -31,28 +32,18 @@ type suite struct {
 var theSuite *suite
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	s, skip, err := setup(ctx)
-	cancel()
-	if skip != "" {
-		fmt.Println("SKIPPED: " + skip)
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "contract: error: "+err.Error())
-		os.Exit(1)
-	}
-	theSuite = s
-	fmt.Printf("contract: claude %s at %s\ncontract: claude %s at %s\ncontract: API stand-in at %s, requests recorded in %s\n",
-		s.current, s.claude[s.current], s.older, s.claude[s.older], s.api.URL(), s.record)
-	code := m.Run()
-	s.api.Close()
-	if code != 0 || os.Getenv("FORGECTL_CONTRACT_KEEP") != "" {
-		fmt.Printf("contract: kept %s (requests.jsonl holds every API request)\n", s.work)
-	} else {
-		os.RemoveAll(s.work)
-	}
-	os.Exit(code)
+	var s *suite
+	tmuxrig.Main(m, "contract", func(ctx context.Context) (string, string, error) {
+		var skip string
+		var err error
+		if s, skip, err = setup(ctx); skip != "" || err != nil {
+			return "", skip, err
+		}
+		theSuite = s
+		fmt.Printf("contract: claude %s at %s\ncontract: claude %s at %s\ncontract: API stand-in at %s, requests recorded in %s\n",
+			s.current, s.claude[s.current], s.older, s.claude[s.older], s.api.URL(), s.record)
+		return s.work, "", nil
+	}, func() { s.api.Close() })
 }
 
 func setup(ctx context.Context) (*suite, string, error) {
@@ -60,26 +51,14 @@ func setup(ctx context.Context) (*suite, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		return nil, "", fmt.Errorf("tmux is needed: %v", err)
-	}
-	s := &suite{claude: map[string]string{}}
+	s := &suite{}
 	s.current, s.older = Versions(os.Getenv)
 	in := Installer{Cache: CacheDir(os.Getenv, home), Log: os.Stderr}
-	for _, v := range []string{s.current, s.older} {
-		bin, err := in.Install(ctx, v)
-		if reason, ok := IsSkip(err); ok {
-			return nil, "cannot install claude " + v + ": " + reason, nil
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		s.claude[v] = bin
+	var skip string
+	if s.claude, skip, err = in.InstallAll(ctx, s.current, s.older); skip != "" || err != nil {
+		return nil, skip, err
 	}
-	if s.work, err = os.MkdirTemp("", "forgectl-contract-"); err != nil {
-		return nil, "", err
-	}
-	if s.work, err = filepath.EvalSymlinks(s.work); err != nil {
+	if s.work, err = tmuxrig.WorkDir("forgectl-contract-"); err != nil {
 		return nil, "", err
 	}
 	s.bin = filepath.Join(s.work, "bin")

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // TestOutdatedFindsTheOlderSession runs one session on the older CLI and
@@ -22,20 +24,20 @@ func TestOutdatedFindsTheOlderSession(t *testing.T) {
 	h.trust(oldRepo, newRepo)
 	po := h.newPane(oldRepo, s.claude[s.older])
 	pn := h.newPane(newRepo, s.claude[s.current])
-	old := po.waitIdle("older claude", startWait)
-	cur := pn.waitIdle("current claude", startWait)
+	old := po.waitIdle("older claude", tmuxrig.StartWait)
+	cur := pn.waitIdle("current claude", tmuxrig.StartWait)
 	if old.Version != s.older || cur.Version != s.current {
 		t.Fatalf("registries say %q and %q, want %s and %s", old.Version, cur.Version, s.older, s.current)
 	}
 
 	// The native installer's layout: ~/.local/bin/claude -> versions/<v>.
 	versions := filepath.Join(h.dir, ".local", "share", "claude", "versions")
-	mustMkdir(t, versions)
+	tmuxrig.MustMkdir(t, versions)
 	if err := os.Symlink(s.claude[s.current], filepath.Join(versions, s.current)); err != nil {
 		t.Fatal(err)
 	}
 	localBin := filepath.Join(h.dir, ".local", "bin")
-	mustMkdir(t, localBin)
+	tmuxrig.MustMkdir(t, localBin)
 	if err := os.Symlink(filepath.Join(versions, s.current), filepath.Join(localBin, "claude")); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func TestOutdatedFindsTheOlderSession(t *testing.T) {
 		Busy             bool   `json:"busy"`
 		Cwd              string `json:"cwd"`
 	}
-	want := []row{{SessionID: old.SessionID, Pid: po.pid, Version: s.older, InstalledVersion: s.current, Status: "idle", Cwd: oldRepo}}
+	want := []row{{SessionID: old.SessionID, Pid: po.Pid, Version: s.older, InstalledVersion: s.current, Status: "idle", Cwd: oldRepo}}
 	for _, c := range []struct {
 		name string
 		argv []string
@@ -62,10 +64,10 @@ func TestOutdatedFindsTheOlderSession(t *testing.T) {
 			[]string{"PATH=" + localBin + ":/usr/bin:/bin"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			saved := h.env
-			h.env = append(append([]string(nil), h.env...), c.env...)
-			out, errOut, code := h.run(h.dir, "", c.argv[0], c.argv[1:]...)
-			h.env = saved
+			saved := h.Env
+			h.Env = append(append([]string(nil), h.Env...), c.env...)
+			out, errOut, code := h.Run(h.dir, "", c.argv[0], c.argv[1:]...)
+			h.Env = saved
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // TestPreviewOfARealSession makes a session with the real CLI (a prompt
@@ -21,7 +23,7 @@ func TestPreviewOfARealSession(t *testing.T) {
 	repo := h.repo("billing", "main")
 	h.trust(repo)
 	p := h.newPane(repo, s.claude[s.current])
-	p.waitIdle("start", startWait)
+	p.waitIdle("start", tmuxrig.StartWait)
 	p.prompt("look at the invoice rounding", "You said: look at the invoice rounding")
 	r := p.prompt("tasks: Write unit tests; Fix rounding", "Created 2 tasks and started the first.")
 	p.exit()
@@ -82,7 +84,7 @@ func TestPreviewOfARealSession(t *testing.T) {
 	// The picker in a real terminal: the last prompt, the tool calls
 	// folded, and the reply, newest at the bottom.
 	pk := h.newPane(h.dir, h.s.bin+"/forgectl", "resume")
-	screen := pk.waitScreen("the preview of "+id, turnWait, func(s string) bool {
+	screen := pk.WaitScreen("the preview of "+id, tmuxrig.TurnWait, func(s string) bool {
 		return strings.Contains(s, "> tasks: Write unit tests; Fix rounding") && strings.Contains(s, "Created 2 tasks and started the first.")
 	})
 	last := -1
@@ -97,6 +99,6 @@ func TestPreviewOfARealSession(t *testing.T) {
 	if !strings.Contains(screen, "context  ") || !strings.Contains(screen, "cache warm") {
 		t.Errorf("the preview shows no cost line:\n%s", screen)
 	}
-	pk.keys("Escape")
+	pk.Keys("Escape")
 	t.Logf("proven on claude %s: context %s tokens, %s used, over %d responses", s.current, strconv.FormatInt(context, 10), strconv.FormatInt(used, 10), len(order))
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // TestRenameShownByClaudesPickerAndKept renames an exited session with
@@ -29,7 +31,7 @@ func TestRenameShownByClaudesPickerAndKept(t *testing.T) {
 	p.slash("/rename Old inside name", "Session renamed to: Old inside name")
 	// While it runs, a rename from outside is refused, naming its pid.
 	before, _ := os.ReadFile(h.transcripts()[id])
-	if _, errOut, code := h.forgectl("resume", "rename", id, "Too early"); code != 2 || !strings.Contains(errOut, "(pid "+strconv.Itoa(p.pid)+")") {
+	if _, errOut, code := h.forgectl("resume", "rename", id, "Too early"); code != 2 || !strings.Contains(errOut, "(pid "+strconv.Itoa(p.Pid)+")") {
 		t.Errorf("rename of the running session: exit %d, %s", code, errOut)
 	}
 	if after, _ := os.ReadFile(h.transcripts()[id]); !strings.HasPrefix(string(after), string(before)) || strings.Contains(string(after), "Too early") {
@@ -49,19 +51,19 @@ func TestRenameShownByClaudesPickerAndKept(t *testing.T) {
 	picker := func(when string) {
 		t.Helper()
 		pk := h.newPane(repo, cur, "--resume")
-		sc := pk.waitScreen("claude's picker to show the new name "+when, startWait, func(sc string) bool {
+		sc := pk.WaitScreen("claude's picker to show the new name "+when, tmuxrig.StartWait, func(sc string) bool {
 			return strings.Contains(sc, name)
 		})
 		if strings.Contains(sc, "Old inside name") {
 			t.Errorf("claude's picker still shows the old name %s:\n%s", when, sc)
 		}
-		pk.keys("Escape")
-		pk.keys("C-c")
+		pk.Keys("Escape")
+		pk.Keys("C-c")
 	}
 	picker("after the rename")
 
 	r := h.newPane(repo, cur, "--resume", id)
-	r.waitIdle("resumed session", startWait)
+	r.waitIdle("resumed session", tmuxrig.StartWait)
 	r.prompt("work after the rename", "You said: work after the rename")
 	r.exit()
 

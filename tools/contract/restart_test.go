@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // herdrPane is a real claude in a pane of tools/fakeherdr, which follows
@@ -29,9 +31,9 @@ type herdrPane struct {
 func (h *home) herdrEnv() []string {
 	h.t.Helper()
 	state := filepath.Join(h.dir, "herdr-state")
-	mustMkdir(h.t, state)
+	tmuxrig.MustMkdir(h.t, state)
 	// Beside the tmux socket: a unix socket path must stay short.
-	sock := filepath.Join(filepath.Dir(h.sock), "herdr.sock")
+	sock := filepath.Join(filepath.Dir(h.Sock), "herdr.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		h.t.Fatal(err)
@@ -46,26 +48,26 @@ func (h *home) herdrEnv() []string {
 		}
 	}()
 	h.t.Cleanup(func() { ln.Close() })
-	env := append(append([]string(nil), h.env...),
+	env := append(append([]string(nil), h.Env...),
 		"FAKEHERDR_STATE="+state, "HERDR_SOCKET_PATH="+sock,
 		"FORGECTL_HERDR_BIN="+filepath.Join(h.s.bin, "fakeherdr"),
 		"FORGECTL_SELF="+filepath.Join(h.s.bin, "forgectl"),
 		"FORGECTL_CONFIG_DIR="+filepath.Join(h.dir, ".config", "forgectl"))
 	h.t.Cleanup(func() {
-		saved := h.env
-		h.env = env
-		h.run(h.dir, "", filepath.Join(h.s.bin, "fakeherdr"), "admin", "kill-server")
-		h.env = saved
+		saved := h.Env
+		h.Env = env
+		h.Run(h.dir, "", filepath.Join(h.s.bin, "fakeherdr"), "admin", "kill-server")
+		h.Env = saved
 	})
 	return env
 }
 
 func (h *home) herdr(env []string, args ...string) string {
 	h.t.Helper()
-	saved := h.env
-	h.env = env
-	out, errOut, code := h.run(h.dir, "", filepath.Join(h.s.bin, "fakeherdr"), args...)
-	h.env = saved
+	saved := h.Env
+	h.Env = env
+	out, errOut, code := h.Run(h.dir, "", filepath.Join(h.s.bin, "fakeherdr"), args...)
+	h.Env = saved
 	if code != 0 {
 		h.t.Fatalf("fakeherdr %v: exit %d: %s%s", args, code, out, errOut)
 	}
@@ -94,7 +96,7 @@ func (h *home) startHerdrClaude(env []string, dir, binary string) *herdrPane {
 func (p *herdrPane) waitRegistered(what string, not int, box bool) int {
 	p.h.t.Helper()
 	found := 0
-	if !screenPoll.Wait(startWait, func() bool {
+	if !tmuxrig.Poll.Wait(tmuxrig.StartWait, func() bool {
 		entries, _ := os.ReadDir(filepath.Join(p.h.claude, "sessions"))
 		for _, e := range entries {
 			pid, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json"))
@@ -109,7 +111,7 @@ func (p *herdrPane) waitRegistered(what string, not int, box bool) int {
 			var r registry
 			if json.Unmarshal(b, &r) == nil && (r.Status == "idle" || !box) {
 				if _, drawn := inputLine(p.screen()); drawn || !box {
-					p.h.pids = append(p.h.pids, pid) // cleanup ends it
+					p.h.Pids = append(p.h.Pids, pid) // cleanup ends it
 					found = pid
 					return true
 				}
@@ -117,16 +119,16 @@ func (p *herdrPane) waitRegistered(what string, not int, box bool) int {
 		}
 		return false
 	}) {
-		p.h.t.Fatalf("pane %s: %s: no idle claude registered within %v; screen:\n%s", p.id, what, startWait, p.screen())
+		p.h.t.Fatalf("pane %s: %s: no idle claude registered within %v; screen:\n%s", p.id, what, tmuxrig.StartWait, p.screen())
 	}
 	return found
 }
 
 func (p *herdrPane) screen() string {
-	saved := p.h.env
-	p.h.env = p.env
-	out, _, _ := p.h.run(p.h.dir, "", filepath.Join(p.h.s.bin, "fakeherdr"), "pane", "read", p.id, "--source", "visible")
-	p.h.env = saved
+	saved := p.h.Env
+	p.h.Env = p.env
+	out, _, _ := p.h.Run(p.h.dir, "", filepath.Join(p.h.s.bin, "fakeherdr"), "pane", "read", p.id, "--source", "visible")
+	p.h.Env = saved
 	return out
 }
 
@@ -179,20 +181,20 @@ func TestRestartNeverStopsAnUnpromptedSession(t *testing.T) {
 
 	// The update lands the native installer's way.
 	versions := filepath.Join(h.dir, ".local", "share", "claude", "versions")
-	mustMkdir(t, versions)
+	tmuxrig.MustMkdir(t, versions)
 	if err := os.Symlink(s.claude[s.current], filepath.Join(versions, s.current)); err != nil {
 		t.Fatal(err)
 	}
-	mustMkdir(t, filepath.Join(h.dir, ".local", "bin"))
+	tmuxrig.MustMkdir(t, filepath.Join(h.dir, ".local", "bin"))
 	if err := os.Symlink(filepath.Join(versions, s.current), filepath.Join(h.dir, ".local", "bin", "claude")); err != nil {
 		t.Fatal(err)
 	}
 
 	restart := func(args ...string) (string, string, int) {
-		saved := h.env
-		h.env = env
-		defer func() { h.env = saved }()
-		return h.run(h.dir, "", filepath.Join(s.bin, "resume-restart"), args...)
+		saved := h.Env
+		h.Env = env
+		defer func() { h.Env = saved }()
+		return h.Run(h.dir, "", filepath.Join(s.bin, "resume-restart"), args...)
 	}
 	out, errOut, code := restart("outdated", "--json")
 	var rows []struct {
@@ -224,7 +226,7 @@ func TestRestartNeverStopsAnUnpromptedSession(t *testing.T) {
 	// restart brings it back on the newer claude.
 	h.herdr(env, "pane", "send-text", p.id, "hello before the restart")
 	h.herdr(env, "pane", "send-keys", p.id, "enter")
-	if !screenPoll.Wait(turnWait, func() bool { return strings.Contains(p.screen(), "You said: hello before the restart") }) {
+	if !tmuxrig.Poll.Wait(tmuxrig.TurnWait, func() bool { return strings.Contains(p.screen(), "You said: hello before the restart") }) {
 		t.Fatalf("no reply; screen:\n%s", p.screen())
 	}
 	p.waitRegistered("after the prompt", 0, true)
@@ -235,11 +237,11 @@ func TestRestartNeverStopsAnUnpromptedSession(t *testing.T) {
 		OK     bool   `json:"ok"`
 		Reason string `json:"reason"`
 	}
-	if !screenPoll.Wait(turnWait, func() bool {
-		saved := h.env
-		h.env = env
+	if !tmuxrig.Poll.Wait(tmuxrig.TurnWait, func() bool {
+		saved := h.Env
+		h.Env = env
 		vout, _, _ := h.forgectl("resume", "--dry-run", "--json", "--assume-stopped", strconv.Itoa(p.pid), id)
-		h.env = saved
+		h.Env = saved
 		return json.Unmarshal([]byte(vout), &v) == nil && v.OK
 	}) {
 		m, _ := filepath.Glob(filepath.Join(h.claude, "projects", "*", id+".jsonl"))

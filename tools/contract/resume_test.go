@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // TestResumeExecsClaudeAndTheConversationContinues resumes an exited
@@ -34,20 +36,20 @@ func TestResumeExecsClaudeAndTheConversationContinues(t *testing.T) {
 
 	// Started from HOME, which is not the session's directory.
 	r := h.newPane(h.dir, filepath.Join(s.bin, "forgectl"), "resume", id)
-	reg := r.waitIdle("resumed session", startWait)
-	if reg.Pid != r.pid {
-		t.Errorf("claude runs as pid %d, forgectl was pid %d: not exec'd in place", reg.Pid, r.pid)
+	reg := r.waitIdle("resumed session", tmuxrig.StartWait)
+	if reg.Pid != r.Pid {
+		t.Errorf("claude runs as pid %d, forgectl was pid %d: not exec'd in place", reg.Pid, r.Pid)
 	}
 	if reg.SessionID != id || reg.Cwd != repo {
 		t.Errorf("resumed registry: session %q cwd %q; want %s in %s", reg.SessionID, reg.Cwd, id, repo)
 	}
-	if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", r.pid)); err != nil || cwd != repo {
+	if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", r.Pid)); err != nil || cwd != repo {
 		t.Errorf("claude's working directory %q (%v), want %s", cwd, err, repo)
 	}
-	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", r.pid)); err != nil || exe != s.claude[s.current] {
-		t.Errorf("pid %d runs %q (%v), want the claude on PATH, %s", r.pid, exe, err, s.claude[s.current])
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", r.Pid)); err != nil || exe != s.claude[s.current] {
+		t.Errorf("pid %d runs %q (%v), want the claude on PATH, %s", r.Pid, exe, err, s.claude[s.current])
 	}
-	r.waitScreen("the earlier conversation", startWait, func(sc string) bool {
+	r.WaitScreen("the earlier conversation", tmuxrig.StartWait, func(sc string) bool {
 		return strings.Contains(sc, "first prompt of the conversation")
 	})
 	r.prompt("second prompt continues it", "You said: second prompt continues it")

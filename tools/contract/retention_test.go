@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"forgectl.dev/tools/fakeapi"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // TestDoctorRetentionAgreesWithTheSweep checks doctor's retention row
@@ -39,25 +41,25 @@ func TestDoctorRetentionAgreesWithTheSweep(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHome(t)
-			for i, kv := range h.env {
+			for i, kv := range h.Env {
 				if strings.HasPrefix(kv, "ANTHROPIC_BASE_URL=") {
-					h.env[i] = "ANTHROPIC_BASE_URL=" + api.URL()
+					h.Env[i] = "ANTHROPIC_BASE_URL=" + api.URL()
 				}
 			}
 			repo := h.repo("sweep-repo", "main")
 			h.trust(repo)
 			path := filepath.Join(h.claude, "projects", "-old-project", old+".jsonl")
-			writeFile(t, path, `{"type":"user","message":{"role":"user","content":"planted"},"uuid":"u1","timestamp":"2026-10-01T10:00:00Z","cwd":"/old/project","sessionId":"`+old+`","version":"2.1.333","entrypoint":"cli"}`+"\n")
+			tmuxrig.WriteFile(t, path, `{"type":"user","message":{"role":"user","content":"planted"},"uuid":"u1","timestamp":"2026-10-01T10:00:00Z","cwd":"/old/project","sessionId":"`+old+`","version":"2.1.333","entrypoint":"cli"}`+"\n")
 			at := time.Now().Add(-40 * 24 * time.Hour)
 			if err := os.Chtimes(path, at, at); err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(h.claude, "settings.json"), tc.user)
+			tmuxrig.WriteFile(t, filepath.Join(h.claude, "settings.json"), tc.user)
 			if tc.project != "" {
-				writeFile(t, filepath.Join(repo, ".claude", "settings.json"), tc.project)
+				tmuxrig.WriteFile(t, filepath.Join(repo, ".claude", "settings.json"), tc.project)
 			}
 
-			out, errOut, _ := h.run(repo, "", filepath.Join(h.s.bin, "forgectl"), "doctor", "--json")
+			out, errOut, _ := h.Run(repo, "", filepath.Join(h.s.bin, "forgectl"), "doctor", "--json")
 			var rows []struct{ Check, Status, Message string }
 			if err := json.Unmarshal([]byte(out), &rows); err != nil {
 				t.Fatalf("doctor --json: %v\n%s\n%s", err, out, errOut)
@@ -75,7 +77,7 @@ func TestDoctorRetentionAgreesWithTheSweep(t *testing.T) {
 				t.Fatalf("no retention row:\n%s", out)
 			}
 
-			if _, errOut, code := h.run(repo, "", h.s.claude[h.s.current], "-p", "a slow reply please"); code != 0 {
+			if _, errOut, code := h.Run(repo, "", h.s.claude[h.s.current], "-p", "a slow reply please"); code != 0 {
 				t.Fatalf("claude -p: exit %d: %s", code, errOut)
 			}
 			_, err := os.Stat(path)

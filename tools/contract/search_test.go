@@ -5,6 +5,8 @@ package contract
 import (
 	"encoding/json"
 	"testing"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // TestSearchFindsATypedPrompt types prompts into the real CLI, then checks
@@ -21,7 +23,7 @@ func TestSearchFindsATypedPrompt(t *testing.T) {
 	pa := h.newPane(api, cur)
 	pb := h.newPane(web, cur)
 	for _, p := range []*pane{pa, pb} {
-		p.waitIdle("start", startWait)
+		p.waitIdle("start", tmuxrig.StartWait)
 	}
 	const typed = `where is the "quokka" rounding in the café ledger`
 	ra := pa.prompt(typed, "You said:")

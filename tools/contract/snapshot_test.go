@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // readmeStopHook is the fragment the README tells users to merge into the
@@ -31,7 +33,7 @@ func TestStopHookSnapshotsAndResumeRestores(t *testing.T) {
 	repo := h.repo("snap-repo", "feature/snap")
 	h.trust(repo)
 	// Merged into settings that hold something else, as a user's would.
-	writeFile(t, filepath.Join(h.claude, "settings.json"),
+	tmuxrig.WriteFile(t, filepath.Join(h.claude, "settings.json"),
 		"{\n  \"cleanupPeriodDays\": 3650,\n  \"hooks\": {\n"+readmeStopHook+"\n  }\n}\n")
 
 	p := h.startClaude(repo, s.claude[s.current])
@@ -72,11 +74,11 @@ func TestStopHookSnapshotsAndResumeRestores(t *testing.T) {
 
 	// Resume from HOME: forgectl restores the tasks, then execs the CLI.
 	r := h.newPane(h.dir, filepath.Join(s.bin, "forgectl"), "resume", id)
-	r.waitIdle("resumed session", startWait)
+	r.waitIdle("resumed session", tmuxrig.StartWait)
 	if diff := cmp.Diff(live, h.taskFiles(id)); diff != "" {
 		t.Errorf("restored task files (-before exit +restored):\n%s", diff)
 	}
-	screen := r.waitScreen("the restored task list", 20*time.Second, func(s string) bool {
+	screen := r.WaitScreen("the restored task list", 20*time.Second, func(s string) bool {
 		return strings.Contains(s, "0/2 tasks done") && strings.Contains(s, "Draft the design") && strings.Contains(s, "Review the design")
 	})
 	if !strings.Contains(screen, "1 in progress") {
@@ -105,7 +107,7 @@ type snapshot struct {
 func waitSnapshot(t *testing.T, path string, ok func(snapshot) bool) snapshot {
 	t.Helper()
 	var sn snapshot
-	screenPoll.Until(t, turnWait, "snapshot "+path+" as expected", func() (bool, string) {
+	tmuxrig.Poll.Until(t, tmuxrig.TurnWait, "snapshot "+path+" as expected", func() (bool, string) {
 		b, err := os.ReadFile(path)
 		return err == nil && json.Unmarshal(b, &sn) == nil && ok(sn), fmt.Sprintf("%s (read error %v)", b, err)
 	})

@@ -113,7 +113,7 @@ func (h *home) readTruth(path string) truth {
 // parent, so a worktree names its main repository).
 func (h *home) repoName(cwd string) string {
 	h.t.Helper()
-	out, _, code := h.run(cwd, "", "git", "rev-parse", "--path-format=absolute", "--git-common-dir")
+	out, _, code := h.Run(cwd, "", "git", "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if code != 0 {
 		return filepath.Base(cwd)
 	}

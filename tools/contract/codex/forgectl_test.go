@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // The checks through forgectl. Each is one function per scene, named
@@ -192,10 +194,10 @@ func checkResumeInPlace(h *home, id, cwd, prompt, file string) {
 	// on a loaded machine showed it alone): wait for both, or for the
 	// directory question, and judge the last screen seen.
 	var s string
-	screenPoll.Wait(startWait, func() bool {
-		s = p.screen()
+	tmuxrig.Poll.Wait(tmuxrig.StartWait, func() bool {
+		s = p.Screen()
 		_, c := composer(s)
-		return c && strings.Contains(s, prompt) || strings.Contains(s, dirQuestion) || p.dead()
+		return c && strings.Contains(s, prompt) || strings.Contains(s, dirQuestion) || p.Dead()
 	})
 	if _, c := composer(s); !c || strings.Contains(s, dirQuestion) {
 		t.Fatalf("forgectl resume %s did not bring the composer back (a directory question?):\n%s", id, s)
@@ -203,13 +205,13 @@ func checkResumeInPlace(h *home, id, cwd, prompt, file string) {
 	if !strings.Contains(s, prompt) {
 		t.Errorf("the resumed TUI does not show the thread's prompt %q:\n%s", prompt, s)
 	}
-	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.pid)); err != nil || filepath.Base(exe) != "codex" {
-		t.Errorf("pid %d runs %q (%v): forgectl did not exec codex in place", p.pid, exe, err)
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.Pid)); err != nil || filepath.Base(exe) != "codex" {
+		t.Errorf("pid %d runs %q (%v): forgectl did not exec codex in place", p.Pid, exe, err)
 	}
-	if d, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", p.pid)); err != nil || d != cwd {
+	if d, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", p.Pid)); err != nil || d != cwd {
 		t.Errorf("codex runs in %q (%v), want the thread's %s", d, err, cwd)
 	}
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.pid))
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.Pid))
 	if argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"); !strings.Contains(strings.Join(argv, " "), "resume "+id) {
 		t.Errorf("codex argv %q, want resume %s", argv, id)
 	}

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // TestCodexLiveHeldByDaemon: the TUI's background server holds the
@@ -33,21 +35,21 @@ func TestCodexLiveHeldByDaemon(t *testing.T) {
 
 	// Case 1: the daemon holds it, no client is attached.
 	a := h.startTUI(repo, "resume", id)
-	if s := a.screen(); strings.Contains(s, "another app") {
+	if s := a.Screen(); strings.Contains(s, "another app") {
 		t.Fatalf("a resume with no client attached met the lock screen:\n%s", s)
 	}
 	a.prompt("first client continues")
 	h.waitHolder(id, daemon, "one client attached")
 	// Case 2: the daemon holds it and a client is attached elsewhere.
 	b := h.startTUI(repo, "resume", id)
-	if s := b.screen(); strings.Contains(s, "another app") {
+	if s := b.Screen(); strings.Contains(s, "another app") {
 		t.Fatalf("a resume beside an attached client met the lock screen:\n%s", s)
 	}
 	b.prompt("second client continues")
 	h.waitHolder(id, daemon, "two clients attached")
 	checkForgectlLive(h, id, daemon, "daemon")
 	// Does the first view show the second one's turn?
-	seen := a.screen()
+	seen := a.Screen()
 	t.Logf("FACT: with two clients on one daemon thread, the first view shows the second's turn: %v", strings.Contains(seen, "second client continues"))
 	a.quit()
 	b.quit()
@@ -76,16 +78,16 @@ func TestCodexLiveHeldByTUIWithoutDaemon(t *testing.T) {
 	p := h.startTUI(repo, "--disable", "daemon_auto_start")
 	p.prompt(prompt)
 	id, _ := h.thread(prompt)
-	h.waitHolder(id, p.pid, "a TUI without the daemon")
+	h.waitHolder(id, p.Pid, "a TUI without the daemon")
 	if d := h.daemonPid(); d != 0 && h.ours(d) {
 		t.Errorf("a background server %d runs under --disable daemon_auto_start", d)
 	}
-	checkForgectlLive(h, id, p.pid, "tui")
-	checkForgectlRefusesSecondWriter(h, id, p.pid)
+	checkForgectlLive(h, id, p.Pid, "tui")
+	checkForgectlRefusesSecondWriter(h, id, p.Pid)
 
 	// Case 3: a second resume of a thread a no-daemon TUI holds.
 	q := h.newPane(repo, h.binary, "--disable", "daemon_auto_start", "resume", id)
-	s := q.waitScreen("the lock screen", startWait, func(s string) bool {
+	s := q.WaitScreenLive("the lock screen", tmuxrig.StartWait, func(s string) bool {
 		_, c := composer(s)
 		return strings.Contains(s, "another app") || c
 	})
@@ -97,8 +99,8 @@ func TestCodexLiveHeldByTUIWithoutDaemon(t *testing.T) {
 			t.Errorf("the lock screen does not offer %q:\n%s", want, s)
 		}
 	}
-	q.kill()
-	h.waitHolder(id, p.pid, "after the second resume gave up")
+	q.Kill()
+	h.waitHolder(id, p.Pid, "after the second resume gave up")
 	p.quit()
 	h.waitUnlocked(id, 30*time.Second, "after a clean /quit")
 }
@@ -112,14 +114,14 @@ func TestCodexSecondResumeOfARunningExec(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, h.binary, "exec", prompt)
-	cmd.Env, cmd.Dir = h.env, repo
+	cmd.Env, cmd.Dir = h.Env, repo
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h.pids = append(h.pids, cmd.Process.Pid)
+	h.Pids = append(h.Pids, cmd.Process.Pid)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	id, _ := h.thread(prompt)
@@ -127,7 +129,7 @@ func TestCodexSecondResumeOfARunningExec(t *testing.T) {
 	checkForgectlLive(h, id, cmd.Process.Pid, "exec")
 
 	q := h.newPane(repo, h.binary, "resume", id)
-	s := q.waitScreen("the resume's first screen", startWait, func(s string) bool {
+	s := q.WaitScreenLive("the resume's first screen", tmuxrig.StartWait, func(s string) bool {
 		_, c := composer(s)
 		return strings.Contains(s, "another app") || c || strings.Contains(strings.ToLower(s), "error")
 	})
@@ -136,13 +138,13 @@ func TestCodexSecondResumeOfARunningExec(t *testing.T) {
 	if c {
 		t.Errorf("codex resume opened a composer on a thread a running exec writes (two writers)")
 	}
-	q.kill()
+	q.Kill()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Errorf("codex exec: %v\n%s", err, out.String())
 		}
-	case <-time.After(turnWait):
+	case <-time.After(tmuxrig.TurnWait):
 		t.Fatalf("codex exec did not finish:\n%s", out.String())
 	}
 	if !strings.Contains(out.String(), "slow on purpose") {

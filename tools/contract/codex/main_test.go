@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"forgectl.dev/tools/contract"
+	"forgectl.dev/tools/contract/tmuxrig"
 	"forgectl.dev/tools/fakeapi"
 )
 
@@ -36,34 +37,26 @@ type suite struct {
 var theSuite *suite
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	s, skip, err := setup(ctx)
-	cancel()
-	if skip != "" {
-		fmt.Println("SKIPPED: " + skip)
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "contract codex: error: "+err.Error())
-		os.Exit(1)
-	}
-	theSuite = s
-	fmt.Printf("contract codex: codex %s at %s\ncontract codex: codex %s at %s\ncontract codex: API stand-in at %s, requests recorded in %s\n",
-		s.current, s.codex[s.current], s.legacy, s.codex[s.legacy], s.api.URL(), s.record)
-	if s.forgectl {
-		fmt.Println("contract codex: forgectl lists Codex threads: the checks through forgectl RUN")
-	} else {
-		fmt.Println("contract codex: forgectl has no Codex support yet (ls --json --harness codex fails): the checks through forgectl are SKIPPED, only Codex's own files are asserted")
-	}
-	code := m.Run()
-	reportChecks()
-	s.api.Close()
-	if code != 0 || os.Getenv("FORGECTL_CONTRACT_KEEP") != "" {
-		fmt.Printf("contract codex: kept %s (requests.jsonl holds every API request)\n", s.work)
-	} else {
-		os.RemoveAll(s.work)
-	}
-	os.Exit(code)
+	var s *suite
+	tmuxrig.Main(m, "contract codex", func(ctx context.Context) (string, string, error) {
+		var skip string
+		var err error
+		if s, skip, err = setup(ctx); skip != "" || err != nil {
+			return "", skip, err
+		}
+		theSuite = s
+		fmt.Printf("contract codex: codex %s at %s\ncontract codex: codex %s at %s\ncontract codex: API stand-in at %s, requests recorded in %s\n",
+			s.current, s.codex[s.current], s.legacy, s.codex[s.legacy], s.api.URL(), s.record)
+		if s.forgectl {
+			fmt.Println("contract codex: forgectl lists Codex threads: the checks through forgectl RUN")
+		} else {
+			fmt.Println("contract codex: forgectl has no Codex support yet (ls --json --harness codex fails): the checks through forgectl are SKIPPED, only Codex's own files are asserted")
+		}
+		return s.work, "", nil
+	}, func() {
+		reportChecks()
+		s.api.Close()
+	})
 }
 
 func setup(ctx context.Context) (*suite, string, error) {
@@ -71,28 +64,15 @@ func setup(ctx context.Context) (*suite, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		return nil, "", fmt.Errorf("tmux is needed: %v", err)
-	}
-	s := &suite{codex: map[string]string{}}
+	s := &suite{}
 	s.current, s.legacy = contract.CodexVersions(os.Getenv)
 	s.cache = contract.CacheDir(os.Getenv, home)
 	in := contract.Installer{Cache: s.cache, Log: os.Stderr, Product: &contract.Codex}
-	for _, v := range []string{s.current, s.legacy} {
-		bin, err := in.Install(ctx, v)
-		if reason, ok := contract.IsSkip(err); ok {
-			return nil, "cannot install codex " + v + ": " + reason, nil
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		s.codex[v] = bin
+	var skip string
+	if s.codex, skip, err = in.InstallAll(ctx, s.current, s.legacy); skip != "" || err != nil {
+		return nil, skip, err
 	}
-	// Not under /tmp's usual t.TempDir names: short paths, kept on failure.
-	if s.work, err = os.MkdirTemp("", "forgectl-contract-codex-"); err != nil {
-		return nil, "", err
-	}
-	if s.work, err = filepath.EvalSymlinks(s.work); err != nil {
+	if s.work, err = tmuxrig.WorkDir("forgectl-contract-codex-"); err != nil {
 		return nil, "", err
 	}
 	s.bin = filepath.Join(s.work, "bin")

@@ -5,8 +5,6 @@ package codex
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,15 +16,8 @@ import (
 	"time"
 
 	"forgectl.dev/shared/poll"
-)
 
-// Waits are generous because the real CLI maps a binary of 300 MB and the
-// machine is shared; each is still bounded so a broken run fails.
-const (
-	startWait  = 60 * time.Second
-	turnWait   = 60 * time.Second
-	exitWait   = 30 * time.Second
-	screenPoll = poll.Every(200 * time.Millisecond)
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // keyVar is the provider's env_key: any non-empty value does.
@@ -37,16 +28,13 @@ const triple = "x86_64-unknown-linux-musl"
 
 // home is one throwaway HOME (and CODEX_HOME) with its own tmux server.
 type home struct {
+	*tmuxrig.Rig
 	t       *testing.T
 	s       *suite
 	version string
 	dir     string
 	codex   string // $CODEX_HOME
 	binary  string // the codex binary of version
-	env     []string
-	sock    string
-	tmux    bool
-	pids    []int
 	trusted []string
 }
 
@@ -63,19 +51,19 @@ func newHome(t *testing.T, version string) *home {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &home{t: t, s: s, version: version, dir: dir, codex: filepath.Join(dir, ".codex"), binary: s.codex[version]}
-	h.sock = filepath.Join(tmp, "tmux")
+	h := &home{Rig: &tmuxrig.Rig{T: t, Home: dir, Sock: filepath.Join(tmp, "tmux")},
+		t: t, s: s, version: version, dir: dir, codex: filepath.Join(dir, ".codex"), binary: s.codex[version]}
 	t.Cleanup(func() { os.RemoveAll(tmp) })
 	t.Cleanup(h.cleanup)
 	bin := filepath.Join(dir, "bin")
-	mustMkdir(t, bin)
-	mustMkdir(t, h.codex)
+	tmuxrig.MustMkdir(t, bin)
+	tmuxrig.MustMkdir(t, h.codex)
 	// PATH finds this version as "codex": forgectl resume execs it.
 	if err := os.Symlink(h.binary, filepath.Join(bin, "codex")); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, ".gitconfig"), "[user]\n\tname = Contract Test\n\temail = contract@example.invalid\n[init]\n\tdefaultBranch = main\n")
-	h.env = []string{
+	tmuxrig.WriteFile(t, filepath.Join(dir, ".gitconfig"), "[user]\n\tname = Contract Test\n\temail = contract@example.invalid\n[init]\n\tdefaultBranch = main\n")
+	h.Env = []string{
 		"HOME=" + dir,
 		"CODEX_HOME=" + h.codex,
 		"PATH=" + s.bin + ":" + bin + ":/usr/local/bin:/usr/bin:/bin",
@@ -93,21 +81,6 @@ func newHome(t *testing.T, version string) *home {
 	return h
 }
 
-func mustMkdir(t *testing.T, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	mustMkdir(t, filepath.Dir(path))
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // writeConfig writes config.toml: the stand-in as provider "mock" (Codex
 // appends /responses to base_url), no update check, and every repo made so
 // far trusted, so no folder-trust prompt shows. Call it only while no codex
@@ -120,7 +93,7 @@ func (h *home) writeConfig() {
 	for _, d := range h.trusted {
 		fmt.Fprintf(&b, "\n[projects.%q]\ntrust_level = \"trusted\"\n", d)
 	}
-	writeFile(h.t, filepath.Join(h.codex, "config.toml"), b.String())
+	tmuxrig.WriteFile(h.t, filepath.Join(h.codex, "config.toml"), b.String())
 }
 
 // seedDaemonPackage lays out $CODEX_HOME/packages/app-server-daemon as the
@@ -146,158 +119,43 @@ func (h *home) seedDaemonPackage() {
 	os.WriteFile(filepath.Join(pkg, "auto-update-version"), []byte(rel+"\n"), 0o600)
 }
 
-// run runs a program with the home's environment, bounded.
-func (h *home) run(dir, stdin, name string, args ...string) (stdout, stderr string, code int) {
-	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = h.env
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	default:
-		h.t.Fatalf("%s %v: %v", name, args, err)
-	}
-	if ctx.Err() != nil {
-		h.t.Fatalf("%s %v: did not finish in time; stderr: %s", name, args, e.String())
-	}
-	return o.String(), e.String(), code
-}
-
 // codexCmd runs this home's codex in dir.
 func (h *home) codexCmd(dir string, args ...string) (stdout, stderr string, code int) {
 	h.t.Helper()
-	return h.run(dir, "", h.binary, args...)
+	return h.Run(dir, "", h.binary, args...)
 }
 
 // forgectl runs the built forgectl from HOME.
 func (h *home) forgectl(args ...string) (stdout, stderr string, code int) {
 	h.t.Helper()
-	return h.run(h.dir, "", filepath.Join(h.s.bin, "forgectl"), args...)
-}
-
-func (h *home) git(dir string, args ...string) string {
-	h.t.Helper()
-	out, errOut, code := h.run(dir, "", "git", args...)
-	if code != 0 {
-		h.t.Fatalf("git %v: exit %d: %s", args, code, errOut)
-	}
-	return strings.TrimSpace(out)
+	return h.Run(h.dir, "", filepath.Join(h.s.bin, "forgectl"), args...)
 }
 
 // repo makes a trusted git repository at ~/src/<name> with one commit on
 // main.
 func (h *home) repo(name string) string {
 	h.t.Helper()
-	dir := filepath.Join(h.dir, "src", name)
-	mustMkdir(h.t, dir)
-	h.git(dir, "init", "-q")
-	writeFile(h.t, filepath.Join(dir, "README.md"), "# "+name+"\n")
-	h.git(dir, "add", "README.md")
-	h.git(dir, "commit", "-q", "-m", "initial commit")
+	dir := h.Repo(name)
 	h.trusted = append(h.trusted, dir)
 	h.writeConfig()
 	return dir
 }
 
-func (h *home) tmuxCmd(args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-S", h.sock, "-f", "/dev/null"}, args...)...)
-	cmd.Env = h.env
-	cmd.WaitDelay = 2 * time.Second
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return string(out), fmt.Errorf("tmux %v: %v: %s", args, err, out)
-	}
-	return string(out), nil
-}
-
-func (h *home) mustTmux(args ...string) string {
-	h.t.Helper()
-	out, err := h.tmuxCmd(args...)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return out
-}
-
-func (h *home) startTmux() {
-	h.t.Helper()
-	if h.tmux {
-		return
-	}
-	h.mustTmux("new-session", "-d", "-s", "keep", "-x", "160", "-y", "50", "sleep", "3600")
-	h.tmux = true
-	h.mustTmux("set-option", "-g", "remain-on-exit", "on")
-}
-
-// pane is one tmux pane running a program exec'd by sh, so the pane's pid
-// is the program's.
+// pane is one tmux pane of the home running codex or forgectl.
 type pane struct {
-	h   *home
-	id  string
-	pid int
+	*tmuxrig.Pane
+	h *home
 }
 
 func (h *home) newPane(dir string, argv ...string) *pane {
 	h.t.Helper()
-	h.startTmux()
-	args := []string{"new-window", "-d", "-t", "keep", "-P", "-F", "#{pane_id} #{pane_pid}", "-c", dir,
-		"/bin/sh", "-c", `exec "$0" "$@"`}
-	out := h.mustTmux(append(args, argv...)...)
-	f := strings.Fields(out)
-	if len(f) != 2 {
-		h.t.Fatalf("new-window said %q", out)
-	}
-	pid, err := strconv.Atoi(f[1])
-	if err != nil {
-		h.t.Fatalf("new-window said %q", out)
-	}
-	h.pids = append(h.pids, pid)
-	return &pane{h: h, id: f[0], pid: pid}
-}
-
-func (p *pane) screen() string {
-	out, _ := p.h.tmuxCmd("capture-pane", "-p", "-t", p.id)
-	return out
-}
-
-func (p *pane) dead() bool {
-	out, err := p.h.tmuxCmd("display-message", "-p", "-t", p.id, "#{pane_dead}")
-	return err != nil || strings.TrimSpace(out) == "1"
-}
-
-func (p *pane) kill() { p.h.tmuxCmd("kill-pane", "-t", p.id) }
-
-func (p *pane) waitScreen(what string, timeout time.Duration, ok func(string) bool) string {
-	p.h.t.Helper()
-	var s string
-	screenPoll.Until(p.h.t, timeout, fmt.Sprintf("pane %s: %s", p.id, what), func() (bool, string) {
-		s = p.screen()
-		if !ok(s) && p.dead() {
-			return false, "the pane's program exited; screen:\n" + s
-		}
-		return ok(s), s
-	})
-	return s
+	return &pane{Pane: h.NewPane(dir, argv...), h: h}
 }
 
 // waitComposer waits for the composer, failing if the program exits.
 func (p *pane) waitComposer(what string, timeout time.Duration) string {
 	p.h.t.Helper()
-	return p.waitScreen("the composer ("+what+")", timeout, func(s string) bool { _, ok := composer(s); return ok })
+	return p.WaitScreenLive("the composer ("+what+")", timeout, func(s string) bool { _, ok := composer(s); return ok })
 }
 
 // typeText types s into the composer, which must be showing, and waits
@@ -305,19 +163,14 @@ func (p *pane) waitComposer(what string, timeout time.Duration) string {
 // so the input line is looked for as "› s".)
 func (p *pane) typeText(s string) {
 	p.h.t.Helper()
-	if _, ok := composer(p.screen()); !ok {
-		p.h.t.Fatalf("pane %s: refusing to type %q: no composer on screen:\n%s", p.id, s, p.screen())
+	if _, ok := composer(p.Screen()); !ok {
+		p.h.t.Fatalf("pane %s: refusing to type %q: no composer on screen:\n%s", p.ID, s, p.Screen())
 	}
-	p.h.mustTmux("send-keys", "-t", p.id, "-l", s)
-	p.waitScreen("typed text "+strconv.Quote(s), 20*time.Second, func(sc string) bool {
+	p.Literal(s)
+	p.WaitScreenLive("typed text "+strconv.Quote(s), 20*time.Second, func(sc string) bool {
 		line, ok := composer(sc)
 		return ok && strings.Contains(line, s) || strings.Contains(sc, "› "+s)
 	})
-}
-
-func (p *pane) keys(keys ...string) {
-	p.h.t.Helper()
-	p.h.mustTmux(append([]string{"send-keys", "-t", p.id}, keys...)...)
 }
 
 // prompt submits text and waits for the stand-in's reply to show and the
@@ -325,9 +178,9 @@ func (p *pane) keys(keys ...string) {
 func (p *pane) prompt(text string) {
 	p.h.t.Helper()
 	p.typeText(text)
-	p.keys("Enter")
+	p.Keys("Enter")
 	want := "You said: " + text
-	p.waitScreen("reply to "+strconv.Quote(text), turnWait, func(s string) bool {
+	p.WaitScreenLive("reply to "+strconv.Quote(text), tmuxrig.TurnWait, func(s string) bool {
 		_, ok := composer(s)
 		return ok && strings.Contains(strings.Join(strings.Fields(s), " "), want)
 	})
@@ -337,8 +190,8 @@ func (p *pane) prompt(text string) {
 func (p *pane) slash(cmd, want string) {
 	p.h.t.Helper()
 	p.typeText(cmd)
-	p.keys("Enter")
-	p.waitScreen(cmd, turnWait, func(s string) bool { return strings.Contains(s, want) })
+	p.Keys("Enter")
+	p.WaitScreenLive(cmd, tmuxrig.TurnWait, func(s string) bool { return strings.Contains(s, want) })
 }
 
 // rename types name into the /rename box, which must be open, saves it
@@ -356,25 +209,25 @@ func (p *pane) slash(cmd, want string) {
 // shows the name, a second after the last one.
 func (p *pane) rename(name string) {
 	p.h.t.Helper()
-	p.waitScreen("the rename box with its suggestion", turnWait, func(s string) bool { _, ready, ok := renameBox(s); return ok && ready })
-	p.keys("C-u")
-	p.h.mustTmux("send-keys", "-t", p.id, "-l", name)
-	p.waitScreen("the new name typed in the rename box", 20*time.Second, func(s string) bool {
+	p.WaitScreenLive("the rename box with its suggestion", tmuxrig.TurnWait, func(s string) bool { _, ready, ok := renameBox(s); return ok && ready })
+	p.Keys("C-u")
+	p.Literal(name)
+	p.WaitScreenLive("the new name typed in the rename box", 20*time.Second, func(s string) bool {
 		field, ready, ok := renameBox(s)
 		return ok && ready && field == name
 	})
-	p.keys("Enter")
+	p.Keys("Enter")
 	last := time.Now()
 	presses := 1
-	screenPoll.Until(p.h.t, turnWait, fmt.Sprintf("pane %s: the rename to %q accepted", p.id, name), func() (bool, string) {
-		s := p.screen()
+	tmuxrig.Poll.Until(p.h.t, tmuxrig.TurnWait, fmt.Sprintf("pane %s: the rename to %q accepted", p.ID, name), func() (bool, string) {
+		s := p.Screen()
 		field, _, open := renameBox(s)
 		if !open {
 			_, ok := composer(s)
 			return ok && strings.Contains(footer(s), name), s
 		}
 		if field == name && time.Since(last) > time.Second {
-			p.keys("Enter")
+			p.Keys("Enter")
 			last = time.Now()
 			presses++
 		}
@@ -389,9 +242,9 @@ func (p *pane) rename(name string) {
 func (p *pane) quit() {
 	p.h.t.Helper()
 	p.typeText("/quit")
-	p.keys("Enter")
-	if !screenPoll.Wait(exitWait, func() bool { return p.dead() && !alive(p.pid) }) {
-		p.h.t.Fatalf("pane %s: codex did not exit; screen:\n%s", p.id, p.screen())
+	p.Keys("Enter")
+	if !tmuxrig.Poll.Wait(tmuxrig.ExitWait, func() bool { return p.Dead() && !tmuxrig.Alive(p.Pid) }) {
+		p.h.t.Fatalf("pane %s: codex did not exit; screen:\n%s", p.ID, p.Screen())
 	}
 }
 
@@ -400,53 +253,23 @@ func (p *pane) quit() {
 func (h *home) startTUI(dir string, args ...string) *pane {
 	h.t.Helper()
 	p := h.newPane(dir, append([]string{h.binary}, args...)...)
-	p.waitComposer("start", startWait)
+	p.waitComposer("start", tmuxrig.StartWait)
 	return p
 }
 
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
-}
-
-// pidFile reads a Codex pid file ({"pid":N,…}); 0 when there is none.
-func pidFile(path string) int {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	var v struct {
-		Pid int `json:"pid"`
-	}
-	if json.Unmarshal(b, &v) != nil {
-		return 0
-	}
-	return v.Pid
-}
-
 func (h *home) daemonPid() int {
-	return pidFile(filepath.Join(h.codex, "app-server-daemon", "daemon.pid"))
+	return tmuxrig.PidFile(filepath.Join(h.codex, "app-server-daemon", "daemon.pid"))
 }
 
 func (h *home) updaterPid() int {
-	return pidFile(filepath.Join(h.codex, "app-server-daemon", "daemon-updater.pid"))
+	return tmuxrig.PidFile(filepath.Join(h.codex, "app-server-daemon", "daemon-updater.pid"))
 }
 
 // ours reports whether pid is a process of this home: its command line or
 // environment names the home. A pid file can outlive its process and the
 // pid be reused: never signal a stranger.
 func (h *home) ours(pid int) bool {
-	if pid <= 1 || !alive(pid) {
+	if pid <= 1 || !tmuxrig.Alive(pid) {
 		return false
 	}
 	for _, f := range []string{"cmdline", "environ"} {
@@ -465,7 +288,7 @@ func (h *home) stopDaemon() {
 	if daemon != 0 && h.ours(daemon) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		cmd := exec.CommandContext(ctx, h.binary, "app-server", "daemon", "stop")
-		cmd.Env, cmd.Dir = h.env, h.dir
+		cmd.Env, cmd.Dir = h.Env, h.dir
 		cmd.Run()
 		cancel()
 	}
@@ -480,9 +303,9 @@ func (h *home) killPid(pid int) {
 		return
 	}
 	syscall.Kill(pid, syscall.SIGTERM)
-	if !poll.Every(100*time.Millisecond).Wait(5*time.Second, func() bool { return !alive(pid) }) {
+	if !poll.Every(100*time.Millisecond).Wait(5*time.Second, func() bool { return !tmuxrig.Alive(pid) }) {
 		syscall.Kill(pid, syscall.SIGKILL)
-		poll.Every(100*time.Millisecond).Wait(5*time.Second, func() bool { return !alive(pid) })
+		poll.Every(100*time.Millisecond).Wait(5*time.Second, func() bool { return !tmuxrig.Alive(pid) })
 	}
 }
 
@@ -490,11 +313,9 @@ func (h *home) killPid(pid int) {
 // process still there, each by pid; then the home goes unless the test
 // failed (the hard-linked daemon package costs no space).
 func (h *home) cleanup() {
-	if h.tmux {
-		h.tmuxCmd("kill-server")
-	}
+	h.KillServer()
 	h.stopDaemon()
-	for _, pid := range h.pids {
+	for _, pid := range h.Pids {
 		h.killPid(pid)
 	}
 	if h.daemonPid() != 0 && h.ours(h.daemonPid()) {
@@ -503,9 +324,4 @@ func (h *home) cleanup() {
 	if !h.t.Failed() && os.Getenv("FORGECTL_CONTRACT_KEEP") == "" {
 		os.RemoveAll(h.dir)
 	}
-}
-
-func (p *pane) ansi() string {
-	out, _ := p.h.tmuxCmd("capture-pane", "-p", "-e", "-t", p.id)
-	return out
 }

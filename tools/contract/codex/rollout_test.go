@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // record is one rollout line.
@@ -176,7 +178,7 @@ func (h *home) thread(prompt string) (string, []string) {
 	h.t.Helper()
 	var id string
 	var paths []string
-	screenPoll.Until(h.t, turnWait, "a rollout holding the prompt "+prompt, func() (bool, string) {
+	tmuxrig.Poll.Until(h.t, tmuxrig.TurnWait, "a rollout holding the prompt "+prompt, func() (bool, string) {
 		live, archived := h.files()
 		byID := map[string][]string{}
 		id = ""
@@ -251,7 +253,7 @@ func (h *home) name(id string) string {
 
 func (h *home) waitName(id, want string) {
 	h.t.Helper()
-	screenPoll.Until(h.t, turnWait, fmt.Sprintf("session_index.jsonl to name %s %q", id, want), func() (bool, string) {
+	tmuxrig.Poll.Until(h.t, tmuxrig.TurnWait, fmt.Sprintf("session_index.jsonl to name %s %q", id, want), func() (bool, string) {
 		es, _ := h.index()
 		return h.name(id) == want, fmt.Sprintf("entries %+v", es)
 	})
@@ -300,7 +302,7 @@ func (h *home) lockHolders(id string) []int {
 // waitHolder waits until the thread's lock is held by exactly want.
 func (h *home) waitHolder(id string, want int, what string) {
 	h.t.Helper()
-	screenPoll.Until(h.t, turnWait, fmt.Sprintf("%s: the write lock of %s held by pid %d", what, id, want), func() (bool, string) {
+	tmuxrig.Poll.Until(h.t, tmuxrig.TurnWait, fmt.Sprintf("%s: the write lock of %s held by pid %d", what, id, want), func() (bool, string) {
 		got := h.lockHolders(id)
 		return len(got) == 1 && got[0] == want, fmt.Sprintf("holders %v (daemon %d)", got, h.daemonPid())
 	})
@@ -309,7 +311,7 @@ func (h *home) waitHolder(id string, want int, what string) {
 // waitUnlocked waits until nobody holds the thread's lock.
 func (h *home) waitUnlocked(id string, within time.Duration, what string) {
 	h.t.Helper()
-	screenPoll.Until(h.t, within, fmt.Sprintf("%s: the write lock of %s released", what, id), func() (bool, string) {
+	tmuxrig.Poll.Until(h.t, within, fmt.Sprintf("%s: the write lock of %s released", what, id), func() (bool, string) {
 		got := h.lockHolders(id)
 		return len(got) == 0, fmt.Sprintf("holders %v", got)
 	})

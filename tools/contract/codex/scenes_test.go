@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"forgectl.dev/tools/fakeapi"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // Each scene drives the real Codex, asserts what its files show (the facts
@@ -106,11 +108,11 @@ func TestCodexTUIThreadTitledThenRenamed(t *testing.T) {
 	// Run from another directory, codex resume asks which directory to
 	// use (forgectl must exec it in the thread's cwd to avoid that).
 	q := h.newPane(h.dir, h.binary, "resume", id)
-	question := q.waitScreen("the directory question of a resume from elsewhere", startWait, func(s string) bool {
+	question := q.WaitScreenLive("the directory question of a resume from elsewhere", tmuxrig.StartWait, func(s string) bool {
 		return strings.Contains(s, dirQuestion) && strings.Contains(s, "Use session directory")
 	})
 	t.Logf("FACT: codex resume run from another directory asks:\n%s", strings.TrimSpace(question))
-	q.kill()
+	q.Kill()
 	h.stopDaemon()
 
 	checkForgectlTUIThread(h, id, repo, prompt, "login work renamed", paths[0])
@@ -217,19 +219,19 @@ func TestCodexRewind(t *testing.T) {
 	id, _ := h.thread(abandoned)
 	// Esc Esc browses the transcript on the last prompt; Enter rewinds to
 	// it and puts it back in the composer.
-	p.keys("Escape")
-	p.waitScreen("the hint after one Esc", 10*time.Second, func(s string) bool { return strings.Contains(s, "esc again to edit previous message") })
-	p.keys("Escape")
-	p.waitScreen("the transcript browser", 20*time.Second, func(s string) bool {
+	p.Keys("Escape")
+	p.WaitScreenLive("the hint after one Esc", 10*time.Second, func(s string) bool { return strings.Contains(s, "esc again to edit previous message") })
+	p.Keys("Escape")
+	p.WaitScreenLive("the transcript browser", 20*time.Second, func(s string) bool {
 		return strings.Contains(s, "Browsing transcript") && strings.Contains(s, "↵ rewind")
 	})
-	p.keys("Enter")
-	p.waitScreen("the rewind", 20*time.Second, func(s string) bool {
+	p.Keys("Enter")
+	p.WaitScreenLive("the rewind", 20*time.Second, func(s string) bool {
 		line, ok := composer(s)
 		return ok && strings.Contains(line, abandoned)
 	})
-	p.keys("C-u")
-	p.waitScreen("the composer cleared", 10*time.Second, func(s string) bool {
+	p.Keys("C-u")
+	p.WaitScreenLive("the composer cleared", 10*time.Second, func(s string) bool {
 		line, ok := composer(s)
 		return ok && !strings.Contains(line, abandoned)
 	})
