@@ -6,6 +6,7 @@ import (
 	"flag"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/harness/codex"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
 	"forgectl.dev/shared/exitcode"
@@ -75,7 +76,7 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		}
 		if s.Live {
 			a.errorf("session %s is running (pid %d)", s.ID, s.Pid)
-			if s.Harness == "codex" {
+			if s.Harness == codex.Name {
 				// The daemon keeps a thread loaded, and its name in memory,
 				// for about a minute after the last client quits.
 				a.hintf("type /rename %s inside it, or quit it and run this again once codex lets go of it: the process holding it writes the thread's names too, and keeps its own", name)
@@ -107,6 +108,9 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 			old = "(unnamed)"
 		}
 		a.notef("renamed session %s: %s -> %s", s.ID, msg.Quoted(old), msg.Quoted(name))
+		if s.Harness == codex.Name {
+			a.notef("codex's own picker keeps showing the name its state database cached; /rename inside codex changes both")
+		}
 		return nil
 	}
 }
@@ -128,8 +132,11 @@ cwd), writing what the agent's own /rename writes:
                ({"id", "thread_name", "updated_at"}); the rollout is not
                touched
 
-The agent's own picker ('claude --resume', 'codex resume') and forgectl's
-listing and search show the new name, and a resumed session keeps it.
+Claude Code's own picker ('claude --resume') and forgectl's listing and
+search show the new name, and a resumed session keeps it. Codex (0.171.0)
+does not: its picker and a resumed thread show the name its state database
+cached, which only /rename inside Codex changes; forgectl's listing and
+search show the new one.
 
   forgectl resume rename 1fc9d747 'Login bugfix'
   forgectl resume rename 'old name' 'new name'

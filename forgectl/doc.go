@@ -606,8 +606,11 @@
 //	               ({"id", "thread_name", "updated_at"}); the rollout is not
 //	               touched
 //
-//	The agent's own picker ('claude --resume', 'codex resume') and forgectl's
-//	listing and search show the new name, and a resumed session keeps it.
+//	Claude Code's own picker ('claude --resume') and forgectl's listing and
+//	search show the new name, and a resumed session keeps it. Codex (0.171.0)
+//	does not: its picker and a resumed thread show the name its state database
+//	cached, which only /rename inside Codex changes; forgectl's listing and
+//	search show the new one.
 //
 //	  forgectl resume rename 1fc9d747 'Login bugfix'
 //	  forgectl resume rename 'old name' 'new name'

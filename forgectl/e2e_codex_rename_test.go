@@ -61,7 +61,8 @@ func TestE2ECodexRenameAppendsWhatRenameAppends(t *testing.T) {
 
 	name := `Zephyrqueue <retry> & "ünï"`
 	code, out, errOut := c.runBin(t, "resume", "rename", cxTUI, name)
-	if code != 0 || out != "" || !strings.Contains(errOut, "renamed session "+cxTUI) || !strings.Contains(errOut, `"refunds webhook"`) {
+	if code != 0 || out != "" || !strings.Contains(errOut, "renamed session "+cxTUI) || !strings.Contains(errOut, `"refunds webhook"`) ||
+		!strings.Contains(errOut, "its state database cached") {
 		t.Fatalf("rename: %d\nstdout %q\nstderr %s", code, out, errOut)
 	}
 	after, _ := os.ReadFile(index)
