@@ -697,6 +697,10 @@
 //	A running session is refused with exit 2, naming its pid: exit that claude
 //	first. A session resumed while it is being copied is left in place.
 //
+//	Codex threads are not moved yet: a FILTER that names only Codex threads is
+//	refused with exit 2 (moving a rollout by hand breaks Codex's own resume;
+//	'codex archive ID' archives one, and 'ls --archived' lists it).
+//
 //	FILES
 //	  <config>/resume-archive/<id>/manifest.json   the journal and, per file, its
 //	                                               original path, size, mode,
@@ -781,6 +785,8 @@
 //	SELECTION AND FLAGS
 //	  FILTER..., --older-than DUR, --empty, --dry-run and --yes as for archive.
 //	  A running session is refused with exit 2, naming its pid.
+//	  Codex threads are not moved yet: a FILTER naming only Codex threads is
+//	  refused with exit 2.
 //
 //	STDOUT
 //	  the id of each session moved, one a line

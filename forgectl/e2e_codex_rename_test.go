@@ -209,3 +209,42 @@ func TestE2ECodexRenameShortWriteIsCutBack(t *testing.T) {
 		t.Fatalf("exit %d\nstderr %s\nindex grew by %q", code, stderr.String(), after[len(before):])
 	}
 }
+
+// archive and rm name a Codex thread they cannot move with exit 2, not
+// "no session matches": a bare move of a rollout breaks Codex's own
+// resume (docs/codex.md). Nothing under ~/.codex changes.
+func TestE2ECodexArchiveAndRmRefuseCodexThreads(t *testing.T) {
+	c := newCodexE2E(t)
+	c.build()
+	tree := func() string {
+		var b strings.Builder
+		filepath.Walk(c.root, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() {
+				d, _ := os.ReadFile(p)
+				fmt.Fprintf(&b, "%s %d %s\n", p, fi.ModTime().UnixNano(), d)
+			}
+			return nil
+		})
+		return b.String()
+	}
+	before := tree()
+	for _, args := range [][]string{
+		{"archive", "--yes", cxTUI},
+		{"archive", "--yes", cxTUI[:13]},
+		{"rm", "--yes", cxExec},
+	} {
+		code, out, errOut := c.runBin(t, append([]string{"resume"}, args...)...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "forgectl cannot "+args[0]+" codex threads yet") {
+			t.Errorf("%v: exit %d\nstdout %q\nstderr %s", args, code, out, errOut)
+		}
+		if args[0] == "archive" && len(args[2]) == 36 && !strings.Contains(errOut, "codex archive "+cxTUI) {
+			t.Errorf("%v: no hint of codex archive: %s", args, errOut)
+		}
+	}
+	if code, _, errOut := c.runBin(t, "resume", "archive", "--yes", "019ad100-0000-7000-8000-0000000000ee"); code != 1 || !strings.Contains(errOut, "no session matches") {
+		t.Errorf("an id nobody has: exit %d %s", code, errOut)
+	}
+	if after := tree(); after != before {
+		t.Errorf("~/.codex changed")
+	}
+}
