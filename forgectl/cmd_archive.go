@@ -161,6 +161,10 @@ FLAGS
 A running session is refused with exit 2, naming its pid: exit that claude
 first. A session resumed while it is being copied is left in place.
 
+Codex threads are not moved yet: a FILTER that names only Codex threads is
+refused with exit 2 (moving a rollout by hand breaks Codex's own resume;
+'codex archive ID' archives one, and 'ls --archived' lists it).
+
 FILES
   <config>/resume-archive/<id>/manifest.json   the journal and, per file, its
                                                original path, size, mode,

@@ -6,7 +6,9 @@ import (
 	"flag"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/harness/codex"
 	"forgectl.dev/forgectl/internal/render"
+	"forgectl.dev/forgectl/internal/search"
 	"forgectl.dev/shared/exitcode"
 	"forgectl.dev/shared/msg"
 )
@@ -62,7 +64,7 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		}
 		if name, err = r.CheckName(name); err != nil {
 			a.errorf("%v", err)
-			a.hintf("give a name on one line, without control characters, of at most 200 characters")
+			a.hintf("give a name on one line, without control characters (Claude Code keeps at most 200 characters)")
 			return exit(exitcode.Usage)
 		}
 		// The listing may be a moment old: ask the registry again, just
@@ -74,7 +76,13 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		}
 		if s.Live {
 			a.errorf("session %s is running (pid %d)", s.ID, s.Pid)
-			a.hintf("type /rename %s inside it, or quit it and run this again: the running claude appends to the same transcript and keeps its own name", name)
+			if s.Harness == codex.Name {
+				// The daemon keeps a thread loaded, and its name in memory,
+				// for about a minute after the last client quits.
+				a.hintf("type /rename %s inside it, or quit it and run this again once codex lets go of it: the process holding it writes the thread's names too, and keeps its own", name)
+			} else {
+				a.hintf("type /rename %s inside it, or quit it and run this again: the running claude appends to the same transcript and keeps its own name", name)
+			}
 			return exit(exitcode.Refused)
 		}
 		if err := r.Rename(s, name, a.now()); err != nil {
@@ -84,11 +92,25 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 			}
 			return exit(exitcode.Failed)
 		}
+		// Search reads a file again when its stamp changes, and a Codex
+		// thread's name is not in its files: the renamed session's entries
+		// are dropped (for any harness; reading one session again is
+		// cheap), so the next search reads the name.
+		files := s.Segments
+		if len(files) == 0 {
+			files = []string{s.Transcript}
+		}
+		if err := search.Forget(a.searchOptionsFor(a.harnessOf(s)), files); err != nil {
+			a.notef("search may find session %s by its old name until its files change: %v", s.ID, err)
+		}
 		old := s.Name
 		if old == "" {
 			old = "(unnamed)"
 		}
 		a.notef("renamed session %s: %s -> %s", s.ID, msg.Quoted(old), msg.Quoted(name))
+		if s.Harness == codex.Name {
+			a.notef("codex's own picker keeps showing the name its state database cached; /rename inside codex changes both")
+		}
 		return nil
 	}
 }
@@ -101,32 +123,47 @@ USAGE
 
 Names the one session FILTER selects (the rules of 'forgectl resume': an
 exact id, an id prefix, an exact name, then a substring of the name, repo or
-cwd). It writes what Claude Code's /rename writes: a custom-title row and an
-agent-name row appended to the transcript, and <id>/custom-title.json beside
-it ({"customTitle", "by":"user", "at"}). Claude Code's own picker
-('claude --resume') and forgectl's listing and search show the new name, and
-a resumed session keeps it.
+cwd), writing what the agent's own /rename writes:
+
+  Claude Code  a custom-title row and an agent-name row appended to the
+               transcript, and <id>/custom-title.json beside it
+               ({"customTitle", "by":"user", "at"})
+  Codex        a line appended to $CODEX_HOME/session_index.jsonl
+               ({"id", "thread_name", "updated_at"}); the rollout is not
+               touched
+
+Claude Code's own picker ('claude --resume') and forgectl's listing and
+search show the new name, and a resumed session keeps it. Codex (0.171.0)
+does not: its picker and a resumed thread show the name its state database
+cached, which only /rename inside Codex changes; forgectl's listing and
+search show the new one.
 
   forgectl resume rename 1fc9d747 'Login bugfix'
   forgectl resume rename 'old name' 'new name'
   forgectl resume rename 1fc9d747 -- '-draft-'    # a NAME starting with -
 
-The append moves the transcript's mtime to now, as /rename does: the session
-sorts first again, and Claude Code's retention sweep, which goes by that
-mtime, starts its count again.
+For Claude Code the append moves the transcript's mtime to now, as /rename
+does: the session sorts first again, and Claude Code's retention sweep,
+which goes by that mtime, starts its count again. A Codex thread keeps its
+place: its rollout is not written.
 
-A running session is refused: its claude appends to the same transcript and
-keeps its own name, which would win. Rename it with /rename inside it.
+A running session is refused, naming the pid: the running claude appends to
+the same transcript and keeps its own name, which would win. A Codex thread
+is running while any process holds its write lock, Codex's background
+daemon included (it keeps a thread loaded for about a minute after its last
+client quits): the holder writes the thread's names too. Rename it with
+/rename inside it.
 
-NAME is stored as typed, trimmed of surrounding spaces. A name Claude Code
-would change is refused instead: an empty one, one with a newline, tab or
-other control character (it would become a space), or one over 200
-characters (it would be cut).
+NAME is stored as typed, trimmed of surrounding spaces. A name the agent
+would change or refuse is refused instead: an empty one, one with a newline,
+tab or other control character (Claude Code would make it a space; Codex's
+rename box takes one line), or, for Claude Code, one over 200 characters
+(it would be cut).
 
-Safety: the rows go in one append after whatever the file holds; a
-transcript that does not end in a newline (a writer killed mid-line) gets one
-first, and a write that fails part way is cut back off, so the transcript
-stays readable to Claude Code either way.
+Safety: the rows go in one append after whatever the file holds; a file
+that does not end in a newline (a writer killed mid-line) gets one first,
+and a write that fails part way is cut back off, so the file stays readable
+to the agent either way.
 
 FLAGS
   --all       let FILTER match hidden sessions too (an exact id always does)

@@ -46,6 +46,8 @@ Code's prompt history, is left alone: its lines of a removed session stay
 SELECTION AND FLAGS
   FILTER..., --older-than DUR, --empty, --dry-run and --yes as for archive.
   A running session is refused with exit 2, naming its pid.
+  Codex threads are not moved yet: a FILTER naming only Codex threads is
+  refused with exit 2.
 
 STDOUT
   the id of each session moved, one a line

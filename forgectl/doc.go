@@ -597,32 +597,47 @@
 //
 //	Names the one session FILTER selects (the rules of 'forgectl resume': an
 //	exact id, an id prefix, an exact name, then a substring of the name, repo or
-//	cwd). It writes what Claude Code's /rename writes: a custom-title row and an
-//	agent-name row appended to the transcript, and <id>/custom-title.json beside
-//	it ({"customTitle", "by":"user", "at"}). Claude Code's own picker
-//	('claude --resume') and forgectl's listing and search show the new name, and
-//	a resumed session keeps it.
+//	cwd), writing what the agent's own /rename writes:
+//
+//	  Claude Code  a custom-title row and an agent-name row appended to the
+//	               transcript, and <id>/custom-title.json beside it
+//	               ({"customTitle", "by":"user", "at"})
+//	  Codex        a line appended to $CODEX_HOME/session_index.jsonl
+//	               ({"id", "thread_name", "updated_at"}); the rollout is not
+//	               touched
+//
+//	Claude Code's own picker ('claude --resume') and forgectl's listing and
+//	search show the new name, and a resumed session keeps it. Codex (0.171.0)
+//	does not: its picker and a resumed thread show the name its state database
+//	cached, which only /rename inside Codex changes; forgectl's listing and
+//	search show the new one.
 //
 //	  forgectl resume rename 1fc9d747 'Login bugfix'
 //	  forgectl resume rename 'old name' 'new name'
 //	  forgectl resume rename 1fc9d747 -- '-draft-'    # a NAME starting with -
 //
-//	The append moves the transcript's mtime to now, as /rename does: the session
-//	sorts first again, and Claude Code's retention sweep, which goes by that
-//	mtime, starts its count again.
+//	For Claude Code the append moves the transcript's mtime to now, as /rename
+//	does: the session sorts first again, and Claude Code's retention sweep,
+//	which goes by that mtime, starts its count again. A Codex thread keeps its
+//	place: its rollout is not written.
 //
-//	A running session is refused: its claude appends to the same transcript and
-//	keeps its own name, which would win. Rename it with /rename inside it.
+//	A running session is refused, naming the pid: the running claude appends to
+//	the same transcript and keeps its own name, which would win. A Codex thread
+//	is running while any process holds its write lock, Codex's background
+//	daemon included (it keeps a thread loaded for about a minute after its last
+//	client quits): the holder writes the thread's names too. Rename it with
+//	/rename inside it.
 //
-//	NAME is stored as typed, trimmed of surrounding spaces. A name Claude Code
-//	would change is refused instead: an empty one, one with a newline, tab or
-//	other control character (it would become a space), or one over 200
-//	characters (it would be cut).
+//	NAME is stored as typed, trimmed of surrounding spaces. A name the agent
+//	would change or refuse is refused instead: an empty one, one with a newline,
+//	tab or other control character (Claude Code would make it a space; Codex's
+//	rename box takes one line), or, for Claude Code, one over 200 characters
+//	(it would be cut).
 //
-//	Safety: the rows go in one append after whatever the file holds; a
-//	transcript that does not end in a newline (a writer killed mid-line) gets one
-//	first, and a write that fails part way is cut back off, so the transcript
-//	stays readable to Claude Code either way.
+//	Safety: the rows go in one append after whatever the file holds; a file
+//	that does not end in a newline (a writer killed mid-line) gets one first,
+//	and a write that fails part way is cut back off, so the file stays readable
+//	to the agent either way.
 //
 //	FLAGS
 //	  --all       let FILTER match hidden sessions too (an exact id always does)
@@ -681,6 +696,10 @@
 //
 //	A running session is refused with exit 2, naming its pid: exit that claude
 //	first. A session resumed while it is being copied is left in place.
+//
+//	Codex threads are not moved yet: a FILTER that names only Codex threads is
+//	refused with exit 2 (moving a rollout by hand breaks Codex's own resume;
+//	'codex archive ID' archives one, and 'ls --archived' lists it).
 //
 //	FILES
 //	  <config>/resume-archive/<id>/manifest.json   the journal and, per file, its
@@ -766,6 +785,8 @@
 //	SELECTION AND FLAGS
 //	  FILTER..., --older-than DUR, --empty, --dry-run and --yes as for archive.
 //	  A running session is refused with exit 2, naming its pid.
+//	  Codex threads are not moved yet: a FILTER naming only Codex threads is
+//	  refused with exit 2.
 //
 //	STDOUT
 //	  the id of each session moved, one a line

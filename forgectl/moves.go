@@ -19,6 +19,7 @@ import (
 	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/harness/claude"
+	"forgectl.dev/forgectl/internal/harness/codex"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
@@ -346,7 +347,7 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 		a.hintf("pass FILTER (an id, a name, a repo), --older-than DUR or --empty; see 'forgectl resume %s --help'", cmd)
 		return nil, exit(exitcode.Usage)
 	}
-	var all []*harness.Session
+	var all, others []*harness.Session
 	// Named by full ids (a script's form, and the benchmark's), only
 	// those transcripts are listed: the rest of the tree is stat'ed, not
 	// read.
@@ -359,6 +360,8 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 		// thread is never moved by Claude Code's rules.
 		if s.Harness == claude.Name {
 			all = append(all, s)
+		} else {
+			others = append(others, s) // only to say why they are not moved
 		}
 		return nil
 	})
@@ -379,6 +382,9 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 			}
 			hits, _ := m.Hits()
 			if len(hits) == 0 {
+				if err := a.refuseOtherHarness(f, others, cmd); err != nil {
+					return nil, err
+				}
 				a.errorf("no session matches %s", msg.Quoted(f))
 				a.hintf("'forgectl resume ls --all' lists every session; nothing was moved")
 				return nil, exit(exitcode.Failed)
@@ -403,6 +409,35 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// refuseOtherHarness refuses, with exit 2, a filter that names no Claude
+// Code session but names a thread of another agent: the archive and the
+// trash do not take Codex threads yet, and a bare move of a rollout
+// breaks Codex's own resume and unarchive (its state database still
+// points at the old path; docs/codex.md). It is nil when f names none.
+func (a *app) refuseOtherHarness(f string, others []*harness.Session, cmd string) error {
+	m := match.New(f, false)
+	for _, s := range others {
+		m.Add(s)
+	}
+	hits, _ := m.Hits()
+	if len(hits) == 0 {
+		return nil
+	}
+	s := hits[0]
+	if len(hits) > 1 {
+		a.errorf("%s matches %d %s threads: forgectl cannot %s %s threads yet", msg.Quoted(f), len(hits), s.Harness, cmd, s.Harness)
+		a.hintf("nothing was moved; 'forgectl resume ls --harness %s' lists them", s.Harness)
+		return exit(exitcode.Refused)
+	}
+	a.errorf("%s matches %s thread %s: forgectl cannot %s %s threads yet", msg.Quoted(f), s.Harness, s.ID, cmd, s.Harness)
+	if cmd == "archive" && s.Harness == codex.Name {
+		a.hintf("run 'codex archive %s' (Codex's own archive, which 'forgectl resume ls --archived' lists); nothing was moved", s.ID)
+	} else {
+		a.hintf("nothing was moved; manage it with %s's own commands", s.Harness)
+	}
+	return exit(exitcode.Refused)
 }
 
 // refuseLive refuses a run that would move a running session: two
@@ -918,6 +953,11 @@ func (a *app) pathsOfIDs(ctx context.Context, sel selection) []string {
 		if want[files[i].Name] {
 			paths = append(paths, files[i].Path())
 		}
+	}
+	if len(paths) < len(want) {
+		// An id no transcript has may be another agent's thread, or a
+		// session in the archive: everything is listed, to say which.
+		return nil
 	}
 	return paths
 }

@@ -580,3 +580,43 @@ func Update(ctx context.Context, opt Options) error {
 	ix.close()
 	return nil
 }
+
+// Forget drops the entries of paths, so that the next search reads those
+// files again from the start: for a change their text depends on that
+// their own stamps do not show (a Codex thread's name lives in
+// session_index.jsonl, not in its rollout). Their records stay in their
+// segments as dead ones, for a later fold. An index that is not there, or
+// of another version (the next search rebuilds it), has nothing to drop.
+func Forget(opt Options, paths []string) error {
+	if _, err := os.Stat(opt.Dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	lock, err := lockIndex(opt)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	path := filepath.Join(opt.Dir, "catalog")
+	cat, err := loadCatalog(path)
+	if errors.Is(err, errOldFormat) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	drop := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		drop[p] = true
+	}
+	kept := cat.Entries[:0]
+	for _, e := range cat.Entries {
+		if !drop[e.Path] {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == len(cat.Entries) {
+		return nil
+	}
+	cat.Entries = kept
+	return fsutil.WriteAtomic(path, encodeCatalog(cat), fsutil.FilePerm)
+}

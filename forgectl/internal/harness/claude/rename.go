@@ -3,7 +3,6 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,12 +56,9 @@ func (h *Harness) CheckName(name string) (string, error) {
 // then writes <id>/custom-title.json as /rename does: {"customTitle",
 // "by":"user","at"}, mode 0600 in a 0700 folder, replaced atomically.
 //
-// The rows go in one write(2) on an O_APPEND descriptor, so they land
-// whole after whatever is in the file. A transcript that does not end in
-// a newline (a writer killed mid-line) gets one first, so the cut line
-// stays a line of its own that readers skip, and the rows stay readable.
-// A write that fails part way (a full disk) is cut back off, so the next
-// row Claude Code appends does not land on a half row.
+// The rows go in one append that a cut line or a failed write cannot
+// leave unreadable (harness.AppendRows), and never into a transcript
+// deleted meanwhile.
 func (h *Harness) Rename(s *harness.Session, name string, now time.Time) error {
 	if s.Live {
 		return harness.ErrLive
@@ -85,38 +81,8 @@ func (h *Harness) Rename(s *harness.Session, name string, now time.Time) error {
 		}
 		rows.WriteByte('\n')
 	}
-	f, err := fsutil.OpenAppendExisting(s.Transcript)
-	if err != nil {
+	if err := harness.AppendRows(s.Transcript, rows.Bytes(), 0); err != nil {
 		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	out := rows.Bytes()
-	if size := st.Size(); size > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, size-1); err != nil {
-			return fmt.Errorf("read the end of %s: %w", s.Transcript, err)
-		}
-		if last[0] != '\n' {
-			out = append([]byte{'\n'}, out...)
-		}
-	}
-	if n, err := f.Write(out); err != nil || n != len(out) {
-		if err == nil {
-			err = errors.New("short write")
-		}
-		// Nobody else appends (the session is not live): what is past
-		// the old size is this write's.
-		if terr := f.Truncate(st.Size()); terr != nil {
-			return fmt.Errorf("append to %s: %w (and cutting the partial row off failed: %v)", s.Transcript, err, terr)
-		}
-		return fmt.Errorf("append to %s: %w", s.Transcript, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", s.Transcript, err)
 	}
 	side := transcript.SidecarPath(s.Transcript, s.ID)
 	var doc bytes.Buffer
