@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"forgectl.dev/tools/contract/tmuxrig"
 )
 
 // TestCodexHandArchiveBreaksResume: moving a rollout into
@@ -25,12 +27,12 @@ func TestCodexHandArchiveBreaksResume(t *testing.T) {
 	p.quit()
 	h.stopDaemon()
 	dst := filepath.Join(h.codex, "archived_sessions", filepath.Base(paths[0]))
-	mustMkdir(t, filepath.Dir(dst))
+	tmuxrig.MustMkdir(t, filepath.Dir(dst))
 	if err := os.Rename(paths[0], dst); err != nil {
 		t.Fatal(err)
 	}
 	q := h.newPane(repo, h.binary, "resume", id)
-	s := q.waitScreen("resume of a hand-archived thread to fail", startWait, func(s string) bool {
+	s := q.WaitScreen("resume of a hand-archived thread to fail", tmuxrig.StartWait, func(s string) bool {
 		return strings.Contains(s, "no rollout found for thread id") || strings.Contains(s, "gpt-fake default") || strings.Contains(s, "Unarchive")
 	})
 	// The message wraps at the pane's width, inside the id.
@@ -39,7 +41,7 @@ func TestCodexHandArchiveBreaksResume(t *testing.T) {
 	} else {
 		t.Log("FACT: after a bare move into archived_sessions/, codex resume <id> fails: \"thread/resume failed: no rollout found for thread id … (code -32600)\"")
 	}
-	q.kill()
+	q.Kill()
 	h.stopDaemon()
 	out, errOut, code := h.codexCmd(repo, "unarchive", id)
 	live, archived := h.files()

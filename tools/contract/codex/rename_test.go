@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"forgectl.dev/tools/contract/tmuxrig"
+
 	"forgectl.dev/tools/fakeapi"
 )
 
@@ -43,7 +45,7 @@ func TestCodexRenameByForgectl(t *testing.T) {
 	}
 
 	q := h.newPane(repo, h.binary, "resume", id)
-	s := q.waitComposer("the resumed thread", startWait)
+	s := q.waitComposer("the resumed thread", tmuxrig.StartWait)
 	if f := footer(s); strings.Contains(f, name) || !strings.Contains(f, title) {
 		t.Errorf("codex resume's footer %q: 0.171.0 showed the cached title %q, not the index's %q", f, title, name)
 	} else {
@@ -52,7 +54,7 @@ func TestCodexRenameByForgectl(t *testing.T) {
 	q.quit()
 	h.stopDaemon()
 	pk := h.newPane(repo, h.binary, "resume", "--all")
-	ps := pk.waitScreen("the picker's row", startWait, func(s string) bool {
+	ps := pk.WaitScreen("the picker's row", tmuxrig.StartWait, func(s string) bool {
 		return strings.Contains(s, "Resume a previous session") && (strings.Contains(s, name) || strings.Contains(s, title))
 	})
 	if strings.Contains(ps, name) || !strings.Contains(ps, title) {
@@ -60,7 +62,7 @@ func TestCodexRenameByForgectl(t *testing.T) {
 	} else {
 		t.Log("FACT: codex resume --all also shows the state DB's name, not the index's last line")
 	}
-	pk.kill()
+	pk.Kill()
 	h.stopDaemon()
 	if got := h.name(id); got != name {
 		t.Errorf("after Codex resumed the thread, the index names it %q, want %q still", got, name)
