@@ -50,11 +50,15 @@ func Append(home string, percent float64, seed uint64) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		at := t.Updated
-		if at.Before(m.Now) {
-			at = m.Now
+		// The turn is written now, as a real append is: a time after the
+		// generated home's anchor pushed every later append further into
+		// the future, until a listing showed the bench home's threads
+		// "just now" at a time to come.
+		at := time.Now().UTC().Truncate(time.Millisecond)
+		if !at.After(t.Updated) {
+			at = t.Updated.Add(time.Millisecond)
 		}
-		w := &writer{t: t, r: r, g: g, at: at.Add(time.Minute), paginated: t.Format == "paginated", ordinal: int(lineCount(old))}
+		w := &writer{t: t, r: r, g: g, at: at, paginated: t.Format == "paginated", ordinal: int(lineCount(old))}
 		w.turn(false)
 		f, err := os.OpenFile(t.Live, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
