@@ -33,7 +33,7 @@ var theSuite *suite
 
 func TestMain(m *testing.M) {
 	var s *suite
-	tmuxrig.Main(m, "contract", func(ctx context.Context) (string, string, error) {
+	os.Exit(tmuxrig.Run(m, "contract", func(ctx context.Context) (string, string, error) {
 		var skip string
 		var err error
 		if s, skip, err = setup(ctx); skip != "" || err != nil {
@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 		fmt.Printf("contract: claude %s at %s\ncontract: claude %s at %s\ncontract: API stand-in at %s, requests recorded in %s\n",
 			s.current, s.claude[s.current], s.older, s.claude[s.older], s.api.URL(), s.record)
 		return s.work, "", nil
-	}, func() { s.api.Close() })
+	}, func() { s.api.Close() }))
 }
 
 func setup(ctx context.Context) (*suite, string, error) {

@@ -38,7 +38,7 @@ var theSuite *suite
 
 func TestMain(m *testing.M) {
 	var s *suite
-	tmuxrig.Main(m, "contract codex", func(ctx context.Context) (string, string, error) {
+	os.Exit(tmuxrig.Run(m, "contract codex", func(ctx context.Context) (string, string, error) {
 		var skip string
 		var err error
 		if s, skip, err = setup(ctx); skip != "" || err != nil {
@@ -56,7 +56,7 @@ func TestMain(m *testing.M) {
 	}, func() {
 		reportChecks()
 		s.api.Close()
-	})
+	}))
 }
 
 func setup(ctx context.Context) (*suite, string, error) {

@@ -274,26 +274,28 @@ func PidFile(path string) int {
 	return v.Pid
 }
 
-// Main is a contract suite's TestMain: tmux must be installed; setup has ten minutes to install
-// the CLIs and build what the suite needs; it returns the suite's work
-// folder, or a reason to skip (printed as "SKIPPED: ...", a success). After
-// the tests, teardown runs, and the work folder is kept when a test failed
-// or FORGECTL_CONTRACT_KEEP is set. name prefixes the messages.
-func Main(m *testing.M, name string, setup func(context.Context) (work, skip string, err error), teardown func()) {
+// Run is the body of a contract suite's TestMain, which exits with what it
+// returns: tmux must be installed; setup has ten minutes to install the
+// CLIs and build what the suite needs; it returns the suite's work folder,
+// or a reason to skip (printed as "SKIPPED: ...", a success). After the
+// tests, teardown runs, and the work folder is kept when a test failed or
+// FORGECTL_CONTRACT_KEEP is set. name prefixes the messages. It returns
+// rather than exits, so that whatever the caller deferred still runs.
+func Run(m *testing.M, name string, setup func(context.Context) (work, skip string, err error), teardown func()) int {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		fmt.Fprintln(os.Stderr, name+": error: tmux is needed: "+err.Error())
-		os.Exit(1)
+		return 1
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	work, skip, err := setup(ctx)
 	cancel()
 	if skip != "" {
 		fmt.Println("SKIPPED: " + skip)
-		return
+		return 0
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, name+": error: "+err.Error())
-		os.Exit(1)
+		return 1
 	}
 	code := m.Run()
 	teardown()
@@ -302,7 +304,7 @@ func Main(m *testing.M, name string, setup func(context.Context) (work, skip str
 	} else {
 		os.RemoveAll(work)
 	}
-	os.Exit(code)
+	return code
 }
 
 // WorkDir makes the suite's work folder under the system's temporary one
