@@ -133,14 +133,20 @@ func (e *DamagedError) Error() string {
 func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
 
 func writeManifest(dir string, m *Manifest) error {
+	if err := writeManifestFile(dir, m); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// writeManifestFile is writeManifest but for flushing dir, which the
+// caller does, with others.
+func writeManifestFile(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := fsutil.WriteAtomic(filepath.Join(dir, "manifest.json"), append(b, '\n'), fsutil.FilePerm); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return fsutil.WriteAtomic(filepath.Join(dir, "manifest.json"), append(b, '\n'), fsutil.FilePerm)
 }
 
 // readManifest reads the manifest of the entry at dir, which is for id.

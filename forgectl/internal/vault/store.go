@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -449,11 +451,17 @@ func (s *Store) Restore(id string, o RestoreOptions) (*Manifest, error) {
 	}
 	// The index still lists the entry as stored: the pending mark is what
 	// tells Recover to look at its journal.
-	if err := s.markPending(id); err != nil {
+	if err := s.markPending(id, false); err != nil {
 		return nil, err
 	}
 	m.State, m.KeepMtime = Restoring, o.KeepMtime
-	if err := writeManifest(dir, m); err != nil {
+	if err := writeManifestFile(dir, m); err != nil {
+		return nil, err
+	}
+	// Both must hold before a file is placed; either alone is recovered
+	// from (a journal without its mark is a stored entry whose restore
+	// can be run again).
+	if err := syncDirs(filepath.Join(s.Dir, ".pending"), dir); err != nil {
 		return nil, err
 	}
 	s.crash("restore-journal")
@@ -476,7 +484,7 @@ func (s *Store) finishRestore(m *Manifest) error {
 	now := s.Now().UTC()
 	done := *m
 	done.Restored = &now
-	if err := writeManifest(kept, &done); err != nil {
+	if err := writeManifestFile(kept, &done); err != nil {
 		return err
 	}
 	if err := os.Rename(filepath.Join(kept, "manifest.json"), filepath.Join(kept, m.SessionID+"-"+strconv.FormatInt(now.Unix(), 10)+".json")); err != nil {
@@ -485,14 +493,17 @@ func (s *Store) finishRestore(m *Manifest) error {
 	if err := os.RemoveAll(s.entry(m.SessionID)); err != nil {
 		return err
 	}
-	syncDir(s.Dir)
+	// The session's files are flushed in place already: the record kept
+	// and the entry's removal can be flushed together.
+	syncDirs(kept, s.Dir)
 	s.crash("restore-done")
 	os.Remove(filepath.Join(s.Dir, ".pending", m.SessionID))
 	return nil
 }
 
-// markPending marks id's entry as being restored (see Recover).
-func (s *Store) markPending(id string) error {
+// markPending marks id's entry as being restored (see Recover), flushed
+// when sync is set (else the caller flushes .pending).
+func (s *Store) markPending(id string, sync bool) error {
 	dir := filepath.Join(s.Dir, ".pending")
 	if err := fsutil.MkdirPrivate(dir); err != nil {
 		return err
@@ -503,6 +514,9 @@ func (s *Store) markPending(id string) error {
 	}
 	if err == nil {
 		f.Close()
+	}
+	if !sync {
+		return nil
 	}
 	return syncDir(dir)
 }
@@ -543,8 +557,16 @@ func (s *Store) writeBack(m *Manifest, dec *zstd.Decoder, dir string, missingOnl
 		}
 		return time.Unix(0, f.MtimeNs)
 	}
-	n := 0
 	var made []string
+	// Every file is written and checked beside its place first, then all
+	// are flushed at once (fsyncs issued together share the journal's
+	// commits: ten take about the time of two), then linked into place.
+	var staged []*stagedFile
+	defer func() {
+		for _, sf := range staged {
+			sf.discard()
+		}
+	}()
 	for i := range m.Files {
 		f := &m.Files[i]
 		if f.Type == "dir" {
@@ -573,10 +595,20 @@ func (s *Store) writeBack(m *Manifest, dec *zstd.Decoder, dir string, missingOnl
 		if err := os.MkdirAll(filepath.Dir(f.Path), fsutil.DirPerm); err != nil {
 			return err
 		}
-		if err := placeFile(dec, m.SessionID, f, filepath.Join(dir, f.Stored), mtime(f)); err != nil {
+		sf, err := stageFile(dec, m.SessionID, f, filepath.Join(dir, f.Stored), mtime(f))
+		if err != nil {
 			return err
 		}
-		if n++; n == 1 && !missingOnly {
+		staged = append(staged, sf)
+	}
+	if err := syncStaged(staged); err != nil {
+		return err
+	}
+	for k, sf := range staged {
+		if err := sf.place(m.SessionID); err != nil {
+			return err
+		}
+		if k == 0 && !missingOnly {
 			s.crash("restore-file")
 		}
 	}
@@ -598,14 +630,16 @@ func (s *Store) writeBack(m *Manifest, dec *zstd.Decoder, dir string, missingOnl
 			return err
 		}
 	}
-	for _, f := range m.Files {
-		if f.Type == "dir" {
-			syncDir(f.Path)
-		}
+	// Flush the new names: each folder written into, and the folder
+	// holding each one made, together.
+	dirs := map[string]bool{}
+	for _, sf := range staged {
+		dirs[filepath.Dir(sf.f.Path)] = true
 	}
-	if len(m.Files) > 0 {
-		syncDir(filepath.Dir(m.Files[0].Path))
+	for _, d := range made {
+		dirs[d], dirs[filepath.Dir(d)] = true, true
 	}
+	syncDirs(slices.Collect(maps.Keys(dirs))...)
 	return nil
 }
 
@@ -634,63 +668,95 @@ func modeBits(m uint32) fs.FileMode {
 	return out
 }
 
-// placeFile decompresses a stored file into a new file beside its place,
-// checks it, flushes it, and links it into place: link fails rather than
-// replace a file that appeared there meanwhile.
-func placeFile(dec *zstd.Decoder, id string, f *File, stored string, mtime time.Time) error {
+// stagedFile is a stored file written back beside its place, checked
+// against the manifest, not yet flushed nor linked.
+type stagedFile struct {
+	f      *File
+	tmp    *os.File
+	placed bool
+}
+
+// stageFile writes the stored copy of f into a temp file beside f's
+// place and checks it against f's size and SHA-256.
+func stageFile(dec *zstd.Decoder, id string, f *File, stored string, mtime time.Time) (*stagedFile, error) {
 	in, err := fsutil.OpenRegular(stored)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return &DamagedError{SessionID: id, Path: stored, Reason: "the stored copy of " + f.Path + " is missing"}
+			return nil, &DamagedError{SessionID: id, Path: stored, Reason: "the stored copy of " + f.Path + " is missing"}
 		}
-		return err
+		return nil, err
 	}
 	defer in.Close()
 	tmp, err := os.CreateTemp(filepath.Dir(f.Path), ".forgectl-restore-*")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	placed := false
-	defer func() {
-		tmp.Close()
-		if !placed {
-			os.Remove(tmp.Name())
-		}
-	}()
+	sf := &stagedFile{f: f, tmp: tmp}
 	h := sha256.New()
 	n, err := decodeTo(dec, in, io.MultiWriter(tmp, h))
 	if err != nil {
+		sf.discard()
 		var pe *fs.PathError
 		if errors.As(err, &pe) || errors.Is(err, unix.ENOSPC) {
-			return fmt.Errorf("writing %s: %w", f.Path, err)
+			return nil, fmt.Errorf("writing %s: %w", f.Path, err)
 		}
-		return &DamagedError{SessionID: id, Path: stored, Reason: "the stored copy of " + f.Path + " cannot be read (" + err.Error() + ")"}
+		return nil, &DamagedError{SessionID: id, Path: stored, Reason: "the stored copy of " + f.Path + " cannot be read (" + err.Error() + ")"}
 	}
 	if n != f.Size || hex.EncodeToString(h.Sum(nil)) != f.SHA256 {
-		return &DamagedError{SessionID: id, Path: stored, Reason: "the stored copy of " + f.Path + " does not match its SHA-256"}
+		sf.discard()
+		return nil, &DamagedError{SessionID: id, Path: stored, Reason: "the stored copy of " + f.Path + " does not match its SHA-256"}
 	}
 	if err := tmp.Chmod(fs.FileMode(f.Mode&0o777) | modeBits(f.Mode)); err != nil {
-		return err
+		sf.discard()
+		return nil, err
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("flushing %s: %w", f.Path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
+	// The times are set before the flush, so that it covers them too.
 	if err := os.Chtimes(tmp.Name(), mtime, mtime); err != nil {
+		sf.discard()
+		return nil, err
+	}
+	return sf, nil
+}
+
+// syncStaged flushes every staged file, all at once.
+func syncStaged(staged []*stagedFile) error {
+	errs := make([]error, len(staged))
+	var wg sync.WaitGroup
+	for k, sf := range staged {
+		wg.Go(func() {
+			if err := sf.tmp.Sync(); err != nil {
+				errs[k] = fmt.Errorf("flushing %s: %w", sf.f.Path, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// place links a flushed staged file into its place, never over a file
+// that is there.
+func (sf *stagedFile) place(id string) error {
+	if err := sf.tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Link(tmp.Name(), f.Path); err != nil {
+	if err := os.Link(sf.tmp.Name(), sf.f.Path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return &ConflictError{SessionID: id, Path: f.Path}
+			return &ConflictError{SessionID: id, Path: sf.f.Path}
 		}
 		return err
 	}
-	placed = true
+	sf.placed = true
 	// The temp name goes only once the place holds the file: a kill
 	// between the two leaves a second link, which Recover removes.
-	return os.Remove(tmp.Name())
+	return os.Remove(sf.tmp.Name())
+}
+
+// discard removes a staged file that was not placed.
+func (sf *stagedFile) discard() {
+	if !sf.placed {
+		sf.tmp.Close()
+		os.Remove(sf.tmp.Name())
+	}
 }
 
 // syncDir flushes a directory's entries (a new or removed name).
@@ -704,6 +770,18 @@ func syncDir(dir string) error {
 		return err
 	}
 	return nil
+}
+
+// syncDirs is syncDir over dirs, all at once: flushes issued together
+// share the journal's commits.
+func syncDirs(dirs ...string) error {
+	errs := make([]error, len(dirs))
+	var wg sync.WaitGroup
+	for k, d := range dirs {
+		wg.Go(func() { errs[k] = syncDir(d) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // IsTemp says name is a temp file a restore writes beside a file's place.
