@@ -83,7 +83,7 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 	}
 	st, err := sessions.ListAll(ctx, opts, func(s *harness.Session) error {
 		if s.BrokenLines > 0 && l.verbose {
-			noteTo(l.w, "warning: %s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
+			msg.Warnf(l.w, "%s: %d line(s) that are not JSON or are over the size cap were skipped", s.Transcript, s.BrokenLines)
 			broken++
 		}
 		// A parent moved into the archive still exists (one lstat, for
@@ -109,7 +109,7 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 	}
 	if l.verbose {
 		for _, p := range st.Problems {
-			noteTo(l.w, "warning: %v", p)
+			msg.Warnf(l.w, "%v", p)
 		}
 		noteTo(l.w, "%d transcripts read, %d from the index", st.Scanned, st.Reused)
 	} else if n := len(st.Problems); n > 0 {

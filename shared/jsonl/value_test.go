@@ -20,6 +20,15 @@ func FuzzStringLit(f *testing.F) {
 		if err == nil && (!ok || got != want || SkipSpace(rest, 0) != len(rest)) {
 			t.Errorf("String(%q) = %q, %v, rest %q; encoding/json says %q", b, got, ok, rest, want)
 		}
+		// And the other way: what String accepts, encoding/json reads as
+		// the same text.
+		if ok {
+			lit := b[:len(b)-len(rest)]
+			var same string
+			if jerr := json.Unmarshal(lit, &same); jerr != nil || same != got {
+				t.Errorf("String accepts %q as %q; encoding/json says %q, %v", lit, got, same, jerr)
+			}
+		}
 		// The head of a literal is a prefix of its text, however it is cut.
 		for _, cut := range []int{len(b), len(b) / 2, len(b) / 3} {
 			head, hok := StringHead(b[:cut], 7)

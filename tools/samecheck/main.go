@@ -39,6 +39,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -74,6 +75,16 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 	if c.oldBin == "" || c.newBin == "" || c.work == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "samecheck: -old, -new and -work are required, and nothing else")
 		return 2
+	}
+	// The commands run in each home's directory: relative paths would
+	// name nothing there.
+	for _, p := range []*string{&c.oldBin, &c.newBin, &c.work} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			fmt.Fprintf(stderr, "samecheck: %v\n", err)
+			return 2
+		}
+		*p = abs
 	}
 	if len(ignore) == 0 {
 		ignore = fieldList{"harness"}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What `make test` drives for real: tmux for terminals, bash (with
+# What `make test` drives for real: gcc for -race, tmux for terminals, bash (with
 # bash-completion), zsh and fish for Tab completion, groff for the man
 # pages, diff and patch for init's dry-run diffs, git for the repo and
 # release tests, jq for the tree's JSON. Missing ones are installed with
@@ -9,6 +9,8 @@ set -euo pipefail
 need=()
 have() { command -v "$1" >/dev/null 2>&1; }
 have tmux || need+=(tmux)
+# go test -race needs cgo, so a C compiler and the C library headers.
+have gcc || need+=(gcc libc6-dev)
 have git || need+=(git)
 have zsh || need+=(zsh)
 have fish || need+=(fish)
