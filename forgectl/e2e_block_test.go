@@ -138,6 +138,14 @@ func TestE2EConfigAndSettingsFIFOs(t *testing.T) {
 		!strings.Contains(r.stderr, "forgectl: hint: replace it with a regular file") {
 		t.Errorf("--dry-run with a FIFO config.toml: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
+	// ls needs the config only for [resume] harnesses: it lists, and says
+	// the config was not used.
+	r = runBounded(t, e.command("resume", "ls"))
+	if r.code != 0 || !strings.Contains(r.stdout, "Login bugfix work") ||
+		!strings.Contains(r.stderr, "forgectl: warning: the config cannot be used, so its [resume] harnesses are not: "+config+": cannot read the config file: is a FIFO, not a regular file\n") ||
+		!strings.Contains(r.stderr, "forgectl: hint: fix the config file") {
+		t.Errorf("ls with a FIFO config.toml: exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
 	r = runBounded(t, e.command("init", "--stop-hook"))
 	if r.code != 2 || !strings.Contains(r.stderr, "forgectl: error: cannot read "+settings+": is a FIFO, not a regular file\n") ||
 		!strings.Contains(r.stderr, "forgectl: hint: replace "+settings+" with a regular file") {

@@ -192,10 +192,15 @@ func (a *app) harnessNames() []string {
 }
 
 // defaultHarnesses are [resume] harnesses, else every harness whose home
-// exists. A config that does not load names none here: the commands that
-// read it report it.
+// exists. A config that does not load names none: that is said, once,
+// for the listing goes on without it (the commands that need the rest of
+// the config refuse it themselves).
 func (a *app) defaultHarnesses() []string {
-	if cfg, err := config.Load(a.forgectlPaths().Config()); err == nil && len(cfg.Resume.Harnesses) > 0 {
+	cfg, err := config.Load(a.forgectlPaths().Config())
+	if err != nil {
+		a.warnf("the config cannot be used, so its [resume] harnesses are not: %s", configProblem(err))
+		a.hintf("fix the config file, or run 'forgectl doctor' for a full report")
+	} else if len(cfg.Resume.Harnesses) > 0 {
 		return slices.Compact(slices.Sorted(slices.Values(cfg.Resume.Harnesses)))
 	}
 	names := []string{claude.Name}
@@ -327,4 +332,13 @@ func (a *app) harnessFlag(fs *flag.FlagSet) {
 		a.narrowTo(v)
 		return nil
 	})
+}
+
+// configProblem is the first of a config's errors, on one line.
+func configProblem(err error) string {
+	var list config.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		return list[0].Error()
+	}
+	return err.Error()
 }
