@@ -142,7 +142,7 @@ func TestE2EConfigAndSettingsFIFOs(t *testing.T) {
 	// the config was not used.
 	r = runBounded(t, e.command("resume", "ls"))
 	if r.code != 0 || !strings.Contains(r.stdout, "Login bugfix work") ||
-		!strings.Contains(r.stderr, "forgectl: warning: the config cannot be used, so its [resume] harnesses are not: "+config+": cannot read the config file: is a FIFO, not a regular file\n") ||
+		!strings.Contains(r.stderr, "forgectl: warning: [resume] harnesses is not used, since the config cannot be: "+config+": cannot read the config file: is a FIFO, not a regular file\n") ||
 		!strings.Contains(r.stderr, "forgectl: hint: fix the config file") {
 		t.Errorf("ls with a FIFO config.toml: exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -198,7 +198,7 @@ func (a *app) harnessNames() []string {
 func (a *app) defaultHarnesses() []string {
 	cfg, err := config.Load(a.forgectlPaths().Config())
 	if err != nil {
-		a.warnf("the config cannot be used, so its [resume] harnesses are not: %s", configProblem(err))
+		a.warnf("[resume] harnesses is not used, since the config cannot be: %s", configProblem(err))
 		a.hintf("fix the config file, or run 'forgectl doctor' for a full report")
 	} else if len(cfg.Resume.Harnesses) > 0 {
 		return slices.Compact(slices.Sorted(slices.Values(cfg.Resume.Harnesses)))
