@@ -14,7 +14,8 @@
 //	  forgectl resume [FILTER]        pick a recent session from any repo and resume it in place
 //	  forgectl resume ls [--json]     list sessions without acting
 //	  forgectl resume search WORDS    list the sessions whose conversation holds every word
-//	  forgectl resume rename FILTER NAMEname a session that is not running, as /rename would
+//	  forgectl resume rename FILTER NAME
+//	                                  name a session that is not running, as /rename would
 //	  forgectl resume archive FILTER  move sessions out of Claude Code's 30-day sweep
 //	  forgectl resume unarchive ID    put archived sessions back, without resuming
 //	  forgectl resume rm FILTER       move sessions to forgectl's trash (nothing is deleted)
@@ -50,6 +51,9 @@
 //	  FORGECTL_CONFIG_DIR   forgectl's directory (default ~/.config/forgectl, or
 //	                        ~/Library/Application Support/forgectl on macOS)
 //	  FORGECTL_CLAUDE_BIN   the claude to run (else [launch] binary_path, else PATH)
+//	  CODEX_HOME            the Codex CLI's directory (default ~/.codex)
+//	  FORGECTL_CODEX_BIN    the codex to run (else [resume] codex_binary_path,
+//	                        else PATH)
 //
 // # forgectl resume --help
 //

@@ -114,6 +114,11 @@ func rootHelp(cs []*command) string {
 	b.WriteString("\nforgectl — get back into your Claude Code sessions\n\nUSAGE\n")
 	walkRoster(cs, func(_ []string, c *command) {
 		for _, u := range c.usage {
+			if len(u.text) >= 32 {
+				// Too long for the column: the description goes under it.
+				fmt.Fprintf(&b, "  %s\n  %-32s%s\n", u.text, "", u.what)
+				continue
+			}
 			fmt.Fprintf(&b, "  %-32s%s\n", u.text, u.what)
 		}
 	})
@@ -128,6 +133,9 @@ ENVIRONMENT
   FORGECTL_CONFIG_DIR   forgectl's directory (default ~/.config/forgectl, or
                         ~/Library/Application Support/forgectl on macOS)
   FORGECTL_CLAUDE_BIN   the claude to run (else [launch] binary_path, else PATH)
+  CODEX_HOME            the Codex CLI's directory (default ~/.codex)
+  FORGECTL_CODEX_BIN    the codex to run (else [resume] codex_binary_path,
+                        else PATH)
 `)
 	return b.String()
 }
