@@ -43,7 +43,7 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 			return exit(exitcode.Failed)
 		case len(hits) > 1:
 			t := render.NewTable(a.stdout, a.now(), false, render.Listing)
-			t.Marks = a.marks()
+			t.Mark = a.markRows()
 			for _, s := range hits {
 				t.Add(s)
 			}
