@@ -186,7 +186,7 @@ func (a *app) sessionWriter(asJSON bool, o output) (add func(*harness.Session), 
 		return func(s *harness.Session) { j.Add(s, nil) }, j.Close
 	}
 	t := a.table(o, true, render.Listing)
-	t.Marks = a.marks()
+	t.Mark = a.markRows()
 	return func(s *harness.Session) { t.Add(s) }, t.Close
 }
 

@@ -6,7 +6,6 @@ import (
 	"flag"
 
 	"forgectl.dev/forgectl/internal/harness"
-	"forgectl.dev/forgectl/internal/harness/codex"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
 	"forgectl.dev/shared/exitcode"
@@ -44,7 +43,7 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 			return exit(exitcode.Failed)
 		case len(hits) > 1:
 			t := render.NewTable(a.stdout, a.now(), false, render.Listing)
-			t.Marks = a.marks()
+			t.Mark = a.markRows()
 			for _, s := range hits {
 				t.Add(s)
 			}
@@ -56,7 +55,7 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 			return exit(exitcode.Failed)
 		}
 		s := hits[0]
-		r, ok := harness.AsRenamer(a.harnessOf(s))
+		r, ok := harness.As[harness.Renamer](a.harnessOf(s))
 		if !ok {
 			a.errorf("%s sessions cannot be renamed from outside yet", s.Harness)
 			a.hintf("rename it inside the session (/rename)")
@@ -76,13 +75,7 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 		}
 		if s.Live {
 			a.errorf("session %s is running (pid %d)", s.ID, s.Pid)
-			if s.Harness == codex.Name {
-				// The daemon keeps a thread loaded, and its name in memory,
-				// for about a minute after the last client quits.
-				a.hintf("type /rename %s inside it, or quit it and run this again once codex lets go of it: the process holding it writes the thread's names too, and keeps its own", name)
-			} else {
-				a.hintf("type /rename %s inside it, or quit it and run this again: the running claude appends to the same transcript and keeps its own name", name)
-			}
+			a.hintf("%s", r.LiveHint(name))
 			return exit(exitcode.Refused)
 		}
 		if err := r.Rename(s, name, a.now()); err != nil {
@@ -108,8 +101,8 @@ func renameFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error
 			old = "(unnamed)"
 		}
 		a.notef("renamed session %s: %s -> %s", s.ID, msg.Quoted(old), msg.Quoted(name))
-		if s.Harness == codex.Name {
-			a.notef("codex's own picker keeps showing the name its state database cached; /rename inside codex changes both")
+		if n := r.Renamed(); n != "" {
+			a.notef("%s", n)
 		}
 		return nil
 	}

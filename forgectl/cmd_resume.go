@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"forgectl.dev/forgectl/internal/harness"
-	"forgectl.dev/forgectl/internal/harness/claude"
-	"forgectl.dev/forgectl/internal/harness/codex"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/forgectl/internal/when"
@@ -129,12 +127,10 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 	}
 	if len(hits) == 0 {
 		a.why("no_match")
-		if o.filter == "" && !slices.Contains(a.harnessNames(), claude.Name) {
-			a.errorf("no Codex threads found under %s", a.codexPaths().Root)
-			a.hintf("threads appear once codex has received a prompt; CODEX_HOME moves the tree")
-		} else if o.filter == "" {
-			a.errorf("no Claude Code sessions found under %s", a.claudePaths().Projects())
-			a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
+		if o.filter == "" {
+			e, h := a.noneFound().NoneFound()
+			a.errorf("%s", e)
+			a.hintf("%s", h)
 		} else {
 			a.errorf("no session matches %s", msg.Quoted(o.filter))
 			a.hintf("'forgectl resume ls' lists every session; --all includes hidden ones")
@@ -148,7 +144,7 @@ func (a *app) resume(ctx context.Context, o resumeOpts) error {
 		// verdict, which is one object).
 		if a.verdict == nil {
 			t := a.table(o.out, false, render.Listing)
-			t.Marks = a.marks()
+			t.Mark = a.markRows()
 			for _, s := range hits {
 				t.Add(s)
 			}
@@ -234,30 +230,45 @@ func (a *app) refuseProxy(err error) {
 }
 
 // plan resolves a resume without side effects, refusing what the real run
-// would refuse, with the same exit code.
+// would refuse, with the same exit code. Never two writers on one
+// session: a live one is refused unless its harness lets another attach
+// (harness.Busy); a fork writes a new session, and is always allowed. A
+// harness with a binary of its own (harness.Binary) runs it in the
+// session's directory; else the [launch] profile's binary, flags and
+// environment start it.
 func (a *app) plan(cfg *config.Config, proxyEnv []string, s *harness.Session, fork bool) (plan, error) {
-	if s.Harness == codex.Name {
-		return a.codexPlan(cfg, s, fork)
-	}
+	h := a.harnessOf(s)
 	if s.Live && !fork && (a.assumeStopped == 0 || s.Pid != a.assumeStopped) {
-		a.why("live")
-		where := fmt.Sprintf("pid %d", s.Pid)
-		if s.Tmux != "" {
-			where += ", tmux pane " + s.Tmux
+		if e, hint := h.Busy(s); e != "" {
+			a.why("live")
+			a.errorf("%s", e)
+			a.hintf("%s", hint)
+			return plan{}, exit(exitcode.Refused)
 		}
-		a.errorf("session %s is running (%s)", s.ID, where)
-		a.hintf("two claude processes on one transcript corrupt it: switch to the running one, or pass --fork to branch a new session off it")
-		return plan{}, exit(exitcode.Refused)
 	}
 	if err := a.checkCwd(s); err != nil {
 		return plan{}, err
+	}
+	if b, ok := harness.As[harness.Binary](h); ok {
+		bin, err := b.Binary(a.getenv, cfg, a.lookPath)
+		if err != nil {
+			a.why(h.Name() + "_not_found")
+			a.errorf("%v", err)
+			var be *config.BinaryError
+			if errors.As(err, &be) && be.Hint != "" {
+				a.hintf("%s", be.Hint)
+			}
+			return plan{}, exit(exitcode.Failed)
+		}
+		argv := append([]string{bin}, h.ResumeArgs(s, fork)...)
+		return plan{session: s, binary: bin, argv: argv}, nil
 	}
 	prof, bin, err := a.profileFor(cfg, s.Cwd)
 	if err != nil {
 		return plan{}, err
 	}
 	argv := append([]string{bin}, prof.Args(a.stdoutTTY)...)
-	argv = append(argv, a.harnessOf(s).ResumeArgs(s, fork)...)
+	argv = append(argv, h.ResumeArgs(s, fork)...)
 	p := plan{session: s, binary: bin, argv: argv, env: prof.Environ(proxyEnv)}
 	if s.Snapshot != nil {
 		p.tasks = s.Snapshot.TaskBodies()
@@ -266,13 +277,25 @@ func (a *app) plan(cfg *config.Config, proxyEnv []string, s *harness.Session, fo
 	return p, nil
 }
 
+// noneFound is the harness whose empty home a resume that found no
+// session at all names: the first of the roster that is listed.
+func (a *app) noneFound() harness.Harness {
+	names := a.harnessNames()
+	for _, e := range harnessRoster() {
+		if slices.Contains(names, e.name) {
+			return a.harnessNamed(e.name)
+		}
+	}
+	return a.primary()
+}
+
 // checkCwd refuses a session whose directory is unknown or gone: the
 // agent would start somewhere else, or ask.
 func (a *app) checkCwd(s *harness.Session) error {
 	if s.Cwd == "" {
 		a.why("no_cwd")
 		a.errorf("the transcript of session %s records no working directory", s.ID)
-		a.hintf("run '%s %s' from the directory it belongs to", resumeWord(s), s.ID)
+		a.hintf("run '%s %s' from the directory it belongs to", a.harnessOf(s).About().ByHand, s.ID)
 		return exit(exitcode.Failed)
 	}
 	if !s.CwdExists {
@@ -282,56 +305,6 @@ func (a *app) checkCwd(s *harness.Session) error {
 		return exit(exitcode.Failed)
 	}
 	return nil
-}
-
-// resumeWord is how the session's own agent resumes it by hand.
-func resumeWord(s *harness.Session) string {
-	if s.Harness == codex.Name {
-		return "codex resume"
-	}
-	return "claude --resume"
-}
-
-// codexPlan resolves the resume of a Codex thread: `codex resume ID` (or
-// `codex fork ID`) in the thread's recorded directory, so Codex never
-// asks which directory to use. The [launch] profile is Claude Code's
-// flags and environment, so none of it applies (a bad [proxy]
-// launch_profile was refused before, as for every resume).
-//
-// Never two writers on one thread: a thread whose write lock a TUI
-// without the daemon, or a running codex exec, holds is refused; one
-// Codex's background daemon holds is attached to (the daemon stays the
-// only writer, facts/codex.md §5). A fork writes a new thread, and is
-// always allowed.
-func (a *app) codexPlan(cfg *config.Config, s *harness.Session, fork bool) (plan, error) {
-	if s.Live && !fork && s.LiveHolder != "daemon" && (a.assumeStopped == 0 || s.Pid != a.assumeStopped) {
-		a.why("live")
-		a.errorf("codex thread %s is open in another codex (pid %d, %s)", s.ID, s.Pid, holderWords(s.LiveHolder))
-		a.hintf("two writers on one thread corrupt it: switch to that codex, or pass --fork to start a new thread off it")
-		return plan{}, exit(exitcode.Refused)
-	}
-	if err := a.checkCwd(s); err != nil {
-		return plan{}, err
-	}
-	bin, err := config.CodexBinary(a.getenv, cfg, a.lookPath)
-	if err != nil {
-		a.why("codex_not_found")
-		a.errorf("%v", err)
-		var be *config.BinaryError
-		if errors.As(err, &be) && be.Hint != "" {
-			a.hintf("%s", be.Hint)
-		}
-		return plan{}, exit(exitcode.Failed)
-	}
-	argv := append([]string{bin}, a.harnessOf(s).ResumeArgs(s, fork)...)
-	return plan{session: s, binary: bin, argv: argv}, nil
-}
-
-func holderWords(holder string) string {
-	if holder == "exec" {
-		return "a running codex exec"
-	}
-	return "a TUI without the background daemon"
 }
 
 func (a *app) printPlan(p plan, o resumeOpts) {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
-	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
@@ -190,19 +189,17 @@ func (a *app) rawSearch(ctx context.Context, q search.Query, early func(owner, p
 }
 
 func (a *app) searchOptions() search.Options {
-	return a.searchOptionsFor(a.harnessNamed(claude.Name))
+	return a.searchOptionsFor(a.primary())
 }
 
-// searchOptionsFor is the search index of one harness: Claude Code's
-// keeps the folder it always had, and the entries of the transcripts in
-// forgectl's archive while they are away.
+// searchOptionsFor is the search index of one harness, in forgectl's
+// cache (harness.About's Search). The primary harness's keeps the entries
+// of the transcripts in forgectl's archive while they are away: the
+// archive holds only its sessions.
 func (a *app) searchOptionsFor(h harness.Harness) search.Options {
-	dir := filepath.Join(a.forgectlPaths().Cache(), "search")
-	if h.Name() != claude.Name {
-		dir += "-" + h.Name()
-	}
+	dir := filepath.Join(a.forgectlPaths().Cache(), h.About().Search)
 	opt := search.Options{Harness: h, Dir: dir}
-	if h.Name() == claude.Name {
+	if h.Name() == harnessRoster()[0].name {
 		if paths := a.archivedTranscripts(); len(paths) > 0 {
 			opt.Keep = func(p string) bool { return paths[p] }
 		}
@@ -269,7 +266,7 @@ func (a *app) runSearch(ctx context.Context, q search.Query, early func(owner, p
 		a.errorf("cannot search: %v", err)
 		// The index is the likely culprit only when there are sessions
 		// to index.
-		if p := a.projectsProblem(); p != "" {
+		if p := a.primary().HomeProblem(); p != "" {
 			a.hintf("%s", p)
 		} else {
 			a.hintf("the index under %s is a cache and safe to delete", a.searchOptions().Dir)
@@ -367,7 +364,7 @@ func (a *app) noHitHint(ctx context.Context, q search.Query, filter string, whol
 	case whole.outside > 0:
 		return fmt.Sprintf("%d session(s) hold it, last active outside --since/--until; widen the dates", whole.outside)
 	}
-	if p := a.projectsProblem(); p != "" {
+	if p := a.primary().HomeProblem(); p != "" {
 		return p
 	}
 	if len(q.Terms) == 1 {
@@ -418,7 +415,7 @@ func (f found) best(i int) search.Hit {
 func (a *app) searchToTerminal(ctx context.Context, q search.Query, query string, all, verbose bool, active when.Window, limit int, o output) error {
 	t := render.NewTable(a.stdout, a.now(), true, render.Search)
 	t.Fit(o.width, o.style, snippetMarks(q))
-	t.Marks = a.marks()
+	t.Mark = a.markRows()
 	var (
 		mu     sync.Mutex
 		queue  []string
@@ -566,7 +563,7 @@ func snippetCell(h search.Hit) string { return h.Role.String() + ": " + msg.Cut(
 func (a *app) writeSearchTable(o output, q search.Query, f found, header bool) error {
 	t := render.NewTable(a.stdout, a.now(), header, render.Search)
 	t.Fit(o.width, o.style, snippetMarks(q))
-	t.Marks = a.marks()
+	t.Mark = a.markRows()
 	for _, i := range f.idx {
 		t.Add(&f.list[i], snippetCell(f.best(i)))
 	}

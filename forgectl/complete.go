@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"forgectl.dev/shared/config"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -445,12 +444,10 @@ func completeLive(a *app, cur string) []candidate {
 // completeHarness offers --harness's values.
 func completeHarness(a *app, cur string) []candidate {
 	var out []candidate
-	for _, h := range config.KnownHarnesses {
-		if strings.HasPrefix(h, cur) {
-			out = append(out, candidate{value: h, desc: harnessDesc[h]})
+	for _, e := range harnessRoster() {
+		if strings.HasPrefix(e.name, cur) {
+			out = append(out, candidate{value: e.name, desc: a.harnessNamed(e.name).About().Desc})
 		}
 	}
 	return out
 }
-
-var harnessDesc = map[string]string{"claude": "Claude Code's sessions", "codex": "Codex CLI threads"}

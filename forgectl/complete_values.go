@@ -35,7 +35,7 @@ func (a *app) completionSessions() ([]filterValue, error) {
 	// run) is listed, which writes them.
 	ok := true
 	for _, h := range a.harnesses() {
-		n, err := sessions.Indexed(sessions.Options{Harness: h, IndexPath: a.indexPath(h.Name()), Home: a.home}, add)
+		n, err := sessions.Indexed(sessions.Options{Harness: h, IndexPath: a.indexPath(h), Home: a.home}, add)
 		ok = ok && err == nil && n > 0
 	}
 	if ok {

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -15,17 +13,13 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
-	"forgectl.dev/forgectl/internal/harness/claude"
-	"forgectl.dev/forgectl/internal/harness/codex"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/exitcode"
-	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/msg"
-	"forgectl.dev/shared/snapstore"
 )
 
 // listing is how a command reads the sessions: streamed to each, newest
@@ -67,7 +61,7 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 		}
 		o := sessions.Options{
 			Harness:   h,
-			IndexPath: a.indexPath(h.Name()),
+			IndexPath: a.indexPath(h),
 			SkipTasks: !l.countTasks,
 			Home:      a.home,
 			Now:       a.now(),
@@ -102,7 +96,7 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 			return st, err
 		}
 		msg.Errorf(l.w, "cannot list sessions: %v", err)
-		if p := a.projectsProblem(); p != "" {
+		if p := a.primary().HomeProblem(); p != "" {
 			msg.Hintf(l.w, "%s", p)
 		}
 		return st, exit(exitcode.Failed)
@@ -122,47 +116,12 @@ func (a *app) list(ctx context.Context, l listing, fn func(*harness.Session) err
 // has no sessions to find and why: a missing or unreadable home.
 func (a *app) noSessionsWhy() []string {
 	var out []string
-	for _, name := range a.harnessNames() {
-		switch name {
-		case claude.Name:
-			if p := a.projectsProblem(); p != "" {
-				out = append(out, p)
-			}
-		case codex.Name:
-			root := a.codexPaths().Root
-			if st, err := os.Stat(root); err != nil || !st.IsDir() {
-				out = append(out, fmt.Sprintf("there are no Codex threads: %s is not a folder (CODEX_HOME moves it)", root))
-			}
+	for _, h := range a.harnesses() {
+		if p := h.HomeProblem(); p != "" {
+			out = append(out, p)
 		}
 	}
 	return out
-}
-
-// projectsProblem is a hint when Claude Code's projects directory, where
-// the sessions are, is missing, is not a directory, or cannot be read ("" when
-// it is a directory this user can open).
-func (a *app) projectsProblem() string {
-	dir := a.claudePaths().Projects()
-	st, err := os.Stat(dir)
-	if err == nil && st.IsDir() {
-		// A stat needs no read permission on the folder itself: opening
-		// it is what a mode 000 or another owner refuses.
-		var f *os.File
-		if f, err = fsutil.OpenDir(dir); err == nil {
-			f.Close()
-		}
-	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Sprintf("there are no Claude Code sessions: %s does not exist (CLAUDE_CONFIG_DIR moves the tree)", dir)
-	case errors.Is(err, fs.ErrPermission):
-		return fmt.Sprintf("check its owner and mode (ls -ld %s): Claude Code keeps its sessions there, and forgectl cannot read them", dir)
-	case err != nil:
-		return fmt.Sprintf("cannot read %s, where Claude Code keeps its sessions: %v", dir, err)
-	case !st.IsDir():
-		return fmt.Sprintf("%s is not a directory; Claude Code keeps its sessions there (CLAUDE_CONFIG_DIR moves the tree)", dir)
-	}
-	return ""
 }
 
 // harnesses are the agents whose sessions are listed, searched and
@@ -192,9 +151,9 @@ func (a *app) harnessNames() []string {
 }
 
 // defaultHarnesses are [resume] harnesses, else every harness whose home
-// exists. A config that does not load names none: that is said, once,
-// for the listing goes on without it (the commands that need the rest of
-// the config refuse it themselves).
+// exists (harness.Present). A config that does not load names none:
+// that is said, once, for the listing goes on without it (the commands
+// that need the rest of the config refuse it themselves).
 func (a *app) defaultHarnesses() []string {
 	cfg, err := config.Load(a.forgectlPaths().Config())
 	if err != nil {
@@ -203,9 +162,11 @@ func (a *app) defaultHarnesses() []string {
 	} else if len(cfg.Resume.Harnesses) > 0 {
 		return slices.Compact(slices.Sorted(slices.Values(cfg.Resume.Harnesses)))
 	}
-	names := []string{claude.Name}
-	if st, err := os.Stat(a.codexPaths().Root); err == nil && st.IsDir() {
-		names = append(names, codex.Name)
+	var names []string
+	for _, e := range harnessRoster() {
+		if a.harnessNamed(e.name).Present() {
+			names = append(names, e.name)
+		}
 	}
 	return names
 }
@@ -217,13 +178,12 @@ func (a *app) harnessNamed(name string) harness.Harness {
 		return h
 	}
 	var h harness.Harness
-	switch name {
-	case claude.Name:
-		// Claude Code's rows are joined with forgectl's snapshots.
-		h = claude.New(a.claudePaths(), snapstore.Store{Dir: a.forgectlPaths().Snapshots()})
-	case codex.Name:
-		h = codex.New(a.codexPaths())
-	default:
+	for _, e := range harnessRoster() {
+		if e.name == name {
+			h = e.make(a)
+		}
+	}
+	if h == nil {
 		return nil
 	}
 	if a.walked == nil {
@@ -238,19 +198,36 @@ func (a *app) harnessOf(s *harness.Session) harness.Harness {
 	if h := a.harnessNamed(s.Harness); h != nil {
 		return h
 	}
-	return a.harnessNamed(claude.Name)
+	return a.primary()
 }
 
-// indexPath is the listing's index of a harness: Claude Code's keeps the
-// name it always had.
-func (a *app) indexPath(name string) string {
-	if name == claude.Name {
-		return filepath.Join(a.forgectlPaths().Cache(), "transcripts.idx")
+// primary is the roster's first harness, Claude Code (see harnessRoster).
+func (a *app) primary() harness.Harness { return a.harnessNamed(harnessRoster()[0].name) }
+
+// knownHarnesses are the roster's names, in its order.
+func knownHarnesses() []string {
+	var names []string
+	for _, e := range harnessRoster() {
+		names = append(names, e.name)
 	}
-	return filepath.Join(a.forgectlPaths().Cache(), name+"-threads.idx")
+	return names
 }
 
-func (a *app) codexPaths() codex.Paths { return codex.PathsFrom(a.getenv, a.home) }
+// indexPath is the listing's index of a harness, in forgectl's cache.
+func (a *app) indexPath(h harness.Harness) string {
+	return filepath.Join(a.forgectlPaths().Cache(), h.About().Index)
+}
+
+// harnessMark is the mark of s's harness (harness.About's Mark).
+func (a *app) harnessMark(s *harness.Session) string { return a.harnessOf(s).About().Mark }
+
+// markRows is a table's Mark: set when rows carry a harness mark (marks).
+func (a *app) markRows() func(*harness.Session) string {
+	if a.marks() {
+		return a.harnessMark
+	}
+	return nil
+}
 
 // marks says rows carry a harness mark: the list holds more than one
 // harness, counting those whose walk found a file (an empty ~/.codex
@@ -308,7 +285,7 @@ func (a *app) pickRow(now time.Time, s *harness.Session, cols int) string {
 		if cols > 0 {
 			cols = max(1, cols-6)
 		}
-		return render.HarnessMark(s) + " " + render.PickRowIn(now, s, cols)
+		return a.harnessMark(s) + " " + render.PickRowIn(now, s, cols)
 	}
 	return render.PickRowIn(now, s, cols)
 }
@@ -316,7 +293,7 @@ func (a *app) pickRow(now time.Time, s *harness.Session, cols int) string {
 // narrowTo adds a --harness value, as the flag does; one forgectl does not
 // know is left out.
 func (a *app) narrowTo(v string) {
-	if slices.Contains(config.KnownHarnesses, v) && !slices.Contains(a.only, v) {
+	if slices.Contains(knownHarnesses(), v) && !slices.Contains(a.only, v) {
 		a.only = append(a.only, v)
 		slices.Sort(a.only)
 	}
@@ -325,9 +302,10 @@ func (a *app) narrowTo(v string) {
 // harnessFlag registers --harness, repeatable: each names one agent whose
 // sessions the command covers (see harnesses).
 func (a *app) harnessFlag(fs *flag.FlagSet) {
-	fs.Func("harness", "only this agent's sessions: claude or codex (repeatable)", func(v string) error {
-		if !slices.Contains(config.KnownHarnesses, v) {
-			return fmt.Errorf("unknown harness %q (the harnesses are %s)", v, strings.Join(config.KnownHarnesses, ", "))
+	known := knownHarnesses()
+	fs.Func("harness", "only this agent's sessions: "+orList(known)+" (repeatable)", func(v string) error {
+		if !slices.Contains(known, v) {
+			return fmt.Errorf("unknown harness %q (the harnesses are %s)", v, strings.Join(known, ", "))
 		}
 		a.narrowTo(v)
 		return nil
@@ -341,4 +319,12 @@ func configProblem(err error) string {
 		return list[0].Error()
 	}
 	return err.Error()
+}
+
+// orList is "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

@@ -44,7 +44,6 @@ var errNoSessions = errors.New("no sessions")
 // Task counts are left out of the listing (the preview reads them for the
 // one session shown).
 func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Session, error) {
-	claude := a.claudePaths()
 	src := picker.NewSource()
 	now := a.now()
 	// The finder owns the terminal: what the listing has to say waits
@@ -105,8 +104,12 @@ func (a *app) pickWhileListing(ctx context.Context, o resumeOpts) (*harness.Sess
 	held.flushTo(a.stderr)
 	switch {
 	case errors.Is(err, errNoSessions):
-		a.errorf("no Claude Code sessions found under %s", claude.Projects())
-		a.hintf("sessions appear once a claude session has received a prompt; CLAUDE_CONFIG_DIR moves the tree")
+		// The primary's words, whichever harnesses are listed: what this
+		// has always said (a resume without the picker names the first
+		// harness listed, noneFound).
+		e, h := a.primary().NoneFound()
+		a.errorf("%s", e)
+		a.hintf("%s", h)
 		return nil, exit(exitcode.Failed)
 	case errors.Is(err, picker.ErrAborted):
 		return nil, exit(exitcode.Interrupted)

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/settings"
 	"forgectl.dev/shared/fsutil"
@@ -216,7 +215,7 @@ func (a *app) retentionRow(ctx context.Context) checkRow {
 	// Code's own date is invalid, which deletes nothing).
 	if pol.days < 1e8 {
 		cutoff := now.Add(-time.Duration(pol.days * float64(24*time.Hour)))
-		files, _, err := a.harnessNamed(claude.Name).Walk(ctx)
+		files, _, err := a.primary().Walk(ctx)
 		if err != nil {
 			return checkRow{Check: "retention", Status: "warn", Message: fmt.Sprintf("%s; cannot list the sessions: %v", setting, err)}
 		}

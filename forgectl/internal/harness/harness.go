@@ -5,10 +5,13 @@
 // whatever the agent keeps beside it, see Lister), what is hidden and why,
 // whether a session is live, what resuming one would cost (Session's
 // cost fields, kept in its record) and the end of its conversation for
-// the picker's preview (Tail), and how to resume one of its sessions; the
-// listing, search, the picker and resume go through it, so a second agent
-// is one more package and one more line in the roster (package
-// harnesses).
+// the picker's preview (Tail), and how to resume one of its sessions
+// (ResumeArgs, Busy, and Binary when the [launch] profile does not start
+// it), with what forgectl shows of it (About, HomeProblem, NoneFound); the
+// listing, search, the picker, rename and resume go through it, so
+// another agent is one more package and one more line in forgectl's
+// roster (harnessRoster in forgectl/harnesses.go). Codex, in package
+// codex, is the second.
 //
 // What stays common lives outside: the walk's order and the one walk per
 // invocation, the indexes, their files and their freshness rule
@@ -25,6 +28,7 @@ import (
 	"sync"
 
 	"forgectl.dev/forgectl/internal/fresh"
+	"forgectl.dev/shared/config"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/tasks"
 )
@@ -80,6 +84,53 @@ type Harness interface {
 	// profile, that resume s in place, or with fork branch a new session
 	// off it. The directory it runs in is s.Cwd.
 	ResumeArgs(s *Session, fork bool) []string
+	// Busy is the error and hint that refuse resuming s in place while it
+	// is live (two writers on one file corrupt it); both are "" when the
+	// process that has it open lets another attach (Codex's daemon). A
+	// fork is never refused.
+	Busy(s *Session) (err, hint string)
+
+	// About is how forgectl names the harness and where it keeps what it
+	// derives from it.
+	About() About
+	// Present says the agent's home exists, so that it is listed when the
+	// config names no [resume] harnesses. Claude Code always is: its
+	// messages say where its sessions are expected.
+	Present() bool
+	// HomeProblem says why the agent's home has no sessions to find (it is
+	// missing, not a folder, unreadable), "" when it can be read: a note
+	// for an empty listing.
+	HomeProblem() string
+	// NoneFound is the error and hint for a resume that found none of the
+	// agent's sessions at all.
+	NoneFound() (err, hint string)
+}
+
+// About is what forgectl shows of a harness, and keeps for it, apart
+// from its sessions.
+type About struct {
+	// Mark goes before each title in a list of more than one harness
+	// ("cc"): two letters, so it costs no column.
+	Mark string
+	// Desc describes the name as a value of --harness in completion.
+	Desc string
+	// Index is the file name of the listing's index in forgectl's cache.
+	Index string
+	// Search is the folder of the search index in forgectl's cache.
+	Search string
+	// ByHand is the command a person resumes a session with
+	// ("claude --resume"), named in hints before the id.
+	ByHand string
+}
+
+// As is h as the optional interface T (Renamer, Binary), looking through
+// WalkOnce; ok is false for a harness that does not have it.
+func As[T any](h Harness) (t T, ok bool) {
+	if w, isWalk := h.(*walkOnce); isWalk {
+		h = w.Harness
+	}
+	t, ok = h.(T)
+	return t, ok
 }
 
 // File is a session file as a walk found it.
@@ -142,4 +193,13 @@ func SortNewestFirst(files []File) {
 		}
 		return fa.Name < fb.Name
 	})
+}
+
+// Binary is a harness whose program forgectl finds itself. The [launch]
+// profile is Claude Code's flags, environment and binary, so a harness
+// without Binary is started through it.
+type Binary interface {
+	// Binary finds the program a resume runs (an error says why none can
+	// be used, with a config.BinaryError's hint).
+	Binary(getenv func(string) string, cfg *config.Config, lookPath func(string) (string, error)) (string, error)
 }

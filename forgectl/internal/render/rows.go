@@ -129,19 +129,3 @@ func shortRelation(r string) string {
 	}
 	return "fork"
 }
-
-// HarnessMark is a short mark of a row's harness ("cc" Claude Code, "cx"
-// Codex), which a list of more than one harness puts before each title:
-// a person who uses one harness never sees it, and it costs no column.
-func HarnessMark(s *harness.Session) string {
-	switch s.Harness {
-	case "claude", "":
-		return "cc"
-	case "codex":
-		return "cx"
-	}
-	if len(s.Harness) > 2 {
-		return s.Harness[:2]
-	}
-	return s.Harness
-}

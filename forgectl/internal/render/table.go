@@ -39,9 +39,10 @@ type Table struct {
 	style    Style
 	segs     []seg
 	highlite func(string) [][2]int
-	// Marks puts each row's harness mark before its title (HarnessMark):
-	// set when the list holds more than one harness.
-	Marks bool
+	// Mark, when set, is the mark of a row's harness ("cc"), put before
+	// its title: set when the list holds more than one harness. A person
+	// who uses one harness never sees it, and it costs no column.
+	Mark func(*harness.Session) string
 }
 
 // Fit makes the table fit a terminal of width columns (0: no limit, as
@@ -125,8 +126,8 @@ func (t *Table) cells(s *harness.Session, extra []string) row {
 	c[colTasks] = TaskCell(s)
 	c[colLive] = LiveCell(s)
 	c[colTitle] = Clean(msg.Cut(Title(s), t.layout.Title))
-	if t.Marks {
-		c[colTitle] = HarnessMark(s) + " " + c[colTitle]
+	if t.Mark != nil {
+		c[colTitle] = t.Mark(s) + " " + c[colTitle]
 	}
 	for k := range t.layout.Extra {
 		if k < len(extra) {

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"forgectl.dev/forgectl/internal/harness"
@@ -20,11 +18,6 @@ import (
 // the title is cut to 200 code points after control characters go).
 const MaxName = 200
 
-// NameError is a name Claude Code would not store as given.
-type NameError struct{ Reason string }
-
-func (e *NameError) Error() string { return e.Reason }
-
 // CheckName is the name as /rename stores it, trimmed of surrounding
 // spaces. Claude Code (2.1.333, function Ul) replaces control and format
 // characters and line or paragraph separators with a space, drops what
@@ -32,23 +25,23 @@ func (e *NameError) Error() string { return e.Reason }
 // name it would change that way is refused here instead, so what the user
 // typed is what the picker shows.
 func (h *Harness) CheckName(name string) (string, error) {
-	if !utf8.ValidString(name) {
-		return "", &NameError{"the name is not valid UTF-8"}
-	}
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return "", &NameError{"the name is empty"}
-	}
-	for _, r := range name {
-		if unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
-			return "", &NameError{fmt.Sprintf("the name holds a control character (%U): Claude Code would turn it into a space", r)}
-		}
+	name, err := harness.OneLineName(name, "", ": Claude Code would turn it into a space")
+	if err != nil {
+		return "", err
 	}
 	if n := utf8.RuneCountInString(name); n > MaxName {
-		return "", &NameError{fmt.Sprintf("the name is %d characters long: Claude Code keeps only the first %d", n, MaxName)}
+		return "", &harness.NameError{Reason: fmt.Sprintf("the name is %d characters long: Claude Code keeps only the first %d", n, MaxName)}
 	}
 	return name, nil
 }
+
+// LiveHint is the hint for a running session, which keeps its own name.
+func (h *Harness) LiveHint(name string) string {
+	return fmt.Sprintf("type /rename %s inside it, or quit it and run this again: the running claude appends to the same transcript and keeps its own name", name)
+}
+
+// Renamed is "": Claude Code's picker reads the rows written.
+func (h *Harness) Renamed() string { return "" }
 
 // Rename appends what /rename appends to the transcript, a custom-title
 // row and an agent-name row (the picker shows an agent name first, so a

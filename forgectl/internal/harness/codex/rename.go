@@ -4,18 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"forgectl.dev/forgectl/internal/harness"
 )
-
-// NameError is a name Codex would not store as given.
-type NameError struct{ Reason string }
-
-func (e *NameError) Error() string { return e.Reason }
 
 // CheckName is the name as Codex's /rename stores it, trimmed of
 // surrounding spaces. Codex refuses an empty name ("Thread name cannot be
@@ -24,19 +16,20 @@ func (e *NameError) Error() string { return e.Reason }
 // written and its one-row picker would not show as typed: both are
 // refused here.
 func (h *Harness) CheckName(name string) (string, error) {
-	if !utf8.ValidString(name) {
-		return "", &NameError{"the name is not valid UTF-8"}
-	}
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return "", &NameError{"the name is empty: Codex refuses an empty thread name"}
-	}
-	for _, r := range name {
-		if unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
-			return "", &NameError{fmt.Sprintf("the name holds a control character (%U): Codex's rename box takes one line", r)}
-		}
-	}
-	return name, nil
+	return harness.OneLineName(name, ": Codex refuses an empty thread name", ": Codex's rename box takes one line")
+}
+
+// LiveHint is the hint for a thread some process holds. The daemon keeps
+// a thread loaded, and its name in memory, for about a minute after the
+// last client quits.
+func (h *Harness) LiveHint(name string) string {
+	return fmt.Sprintf("type /rename %s inside it, or quit it and run this again once codex lets go of it: the process holding it writes the thread's names too, and keeps its own", name)
+}
+
+// Renamed says what a rename from outside leaves: Codex's picker reads
+// its state database, which only its own /rename updates.
+func (h *Harness) Renamed() string {
+	return "codex's own picker keeps showing the name its state database cached; /rename inside codex changes both"
 }
 
 // Rename appends to session_index.jsonl the line /rename appends,
