@@ -198,6 +198,9 @@ func TestE2ECodexOneList(t *testing.T) {
 	if rows := c.lsJSON(t, "--harness", "codex"); len(rows) != 4 {
 		t.Errorf("--harness over the config: %d rows", len(rows))
 	}
+	if rows := c.lsJSON(t, "--harness", "claude", "--harness", "codex"); len(rows) != 5 || rowsByID(rows)[idLogin].Harness != "claude" || rowsByID(rows)[cxTUI].Harness != "codex" {
+		t.Errorf("--harness claude --harness codex over the config: %d rows, want both harnesses' 5", len(rows))
+	}
 	c.config("")
 
 	// A FILTER matching a Claude session and a Codex thread is ambiguous.
@@ -269,6 +272,31 @@ func TestE2ECodexResumeAndFork(t *testing.T) {
 	c.config("[resume]\ncodex_binary_path = \"" + filepath.Join(c.home, "missing-codex") + "\"\n")
 	if code, _, stderr := run("resume", "--dry-run", cxTUI); code != 1 || !strings.Contains(stderr, "codex_binary_path") {
 		t.Errorf("codex_binary_path that is not there: exit %d %s", code, stderr)
+	}
+
+	// FORGECTL_CODEX_BIN wins over a working codex_binary_path, which wins
+	// over PATH.
+	cfgBin := filepath.Join(c.home, "config-codex")
+	os.WriteFile(cfgBin, []byte("#!/bin/sh\n"), 0o755)
+	c.config("[resume]\ncodex_binary_path = \"" + cfgBin + "\"\n")
+	argv := func() string {
+		t.Helper()
+		code, out, stderr := run("resume", "--dry-run", "--json", cxTUI)
+		var v struct {
+			Argv []string `json:"argv"`
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil || code != 0 {
+			t.Fatalf("dry run --json: exit %d %s %s", code, out, stderr)
+		}
+		return strings.Join(v.Argv, " ")
+	}
+	c.env = append(c.env, "FORGECTL_CODEX_BIN="+alt)
+	if got := argv(); got != alt+" resume "+cxTUI {
+		t.Errorf("FORGECTL_CODEX_BIN and codex_binary_path: argv %q, want the env's %s", got, alt)
+	}
+	c.env = c.env[:len(c.env)-1]
+	if got := argv(); got != cfgBin+" resume "+cxTUI {
+		t.Errorf("codex_binary_path alone: argv %q, want %s", got, cfgBin)
 	}
 	c.config("")
 
