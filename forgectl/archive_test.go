@@ -682,3 +682,140 @@ func TestResumeDoesNotWaitForAnArchiveOfOtherSessions(t *testing.T) {
 		t.Errorf("no claim: %v", err)
 	}
 }
+
+// rm refuses as archive does: a live session (exit 2, naming the pid),
+// several sessions with no terminal and no --yes (exit 2); --dry-run
+// lists what would move, with the bytes, and moves nothing.
+func TestRmRefusalsAndDryRun(t *testing.T) {
+	h := newHome(t)
+	a := h.fullSession(idA, "api", "Login work", time.Hour)
+	b := h.fullSession(idB, "api", "Rate limit", 2*time.Hour)
+	c := h.fullSession(idC, "web", "Dark mode", 3*time.Hour)
+	roots := append(append(append([]string{}, a.roots...), b.roots...), c.roots...)
+	before := snapshotTree(t, roots...)
+	pid := h.live(idA)
+
+	if r := h.run("resume", "rm", idA); r.code != 2 || !strings.Contains(r.stderr, "pid "+itoa(pid)) {
+		t.Errorf("rm of a live session: exit %d, want 2 naming pid %d\n%s", r.code, pid, r.stderr)
+	}
+	if r := h.run("resume", "rm", idB, idC); r.code != 2 || !strings.Contains(r.stderr, "--yes") {
+		t.Errorf("rm of several without a terminal or --yes: exit %d\n%s", r.code, r.stderr)
+	}
+	var size int64
+	nfiles := 0
+	for p := range snapshotTree(t, c.roots...) {
+		if fi, _ := os.Lstat(p); fi.Mode().IsRegular() {
+			size += fi.Size()
+		}
+		nfiles++
+	}
+	r := h.run("resume", "rm", "--dry-run", idC)
+	fi, err := os.Stat(c.transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trSize := fmt.Sprintf("  %s  %d\n", c.transcript, fi.Size())
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "would move to the trash "+idC) || !strings.Contains(r.stdout, trSize) ||
+		!strings.Contains(r.stdout, fmt.Sprintf("total: 1 sessions, %d files, %d bytes", nfiles, size)) {
+		t.Errorf("rm --dry-run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if diff := cmp.Diff(before, snapshotTree(t, roots...)); diff != "" {
+		t.Errorf("a refused or dry rm changed files (-before +after):\n%s", diff)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(h.fc, "resume-trash")); len(ents) != 0 {
+		t.Errorf("a refused or dry rm wrote to the trash: %v", ents)
+	}
+}
+
+// trash restore refuses to write over a transcript that reappeared since
+// the rm (exit 2), and changes nothing: neither the new transcript nor
+// the trashed copy.
+func TestTrashRestoreRefusesATranscriptThatReappeared(t *testing.T) {
+	h := newHome(t)
+	s := h.fullSession(idA, "api", "Login work", time.Hour)
+	if r := h.run("resume", "rm", idA); r.code != 0 {
+		t.Fatalf("rm: exit %d\n%s", r.code, r.stderr)
+	}
+	os.WriteFile(s.transcript, []byte(`{"type":"user","new":true}`+"\n"), 0o600)
+	// The trashed entry, not the trash folder: a listing may rewrite its
+	// index (same content) on the way.
+	trash := filepath.Join(h.fc, "resume-trash")
+	entry := filepath.Join(trash, idA)
+	again := snapshotTree(t, append([]string{entry}, s.roots...)...)
+	r := h.run("resume", "trash", "restore", idA)
+	if r.code != 2 || !strings.Contains(r.stderr, s.transcript) {
+		t.Errorf("trash restore over a reappeared transcript: exit %d, want 2 naming it\n%s", r.code, r.stderr)
+	}
+	if diff := cmp.Diff(again, snapshotTree(t, append([]string{entry}, s.roots...)...)); diff != "" {
+		t.Errorf("the refused restore changed files (-before +after):\n%s", diff)
+	}
+	if err := (&vault.Store{Dir: trash}).Verify(idA); err != nil {
+		t.Errorf("the trashed copy is damaged after a refused restore: %v", err)
+	}
+}
+
+// The manifest records each file's size (a folder's is 0), and resuming
+// an archived session keeps its manifest in restored/, with the original
+// mtimes and the time of the restore.
+func TestManifestSizesAndTheKeptManifestAfterAResume(t *testing.T) {
+	h := newHome(t)
+	s := h.fullSession(idA, "api", "Login work", 40*24*time.Hour)
+	before := snapshotTree(t, s.roots...)
+	sizes := map[string]int64{}
+	var total int64
+	for p := range before {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().IsRegular() {
+			sizes[p] = fi.Size()
+			total += fi.Size()
+		} else {
+			sizes[p] = 0
+		}
+	}
+	if r := h.run("resume", "archive", idA); r.code != 0 {
+		t.Fatalf("archive: exit %d\n%s", r.code, r.stderr)
+	}
+	m, err := (&vault.Store{Dir: filepath.Join(h.fc, "resume-archive")}).Manifest(idA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Files) != len(sizes) {
+		t.Fatalf("manifest has %d files, want %d", len(m.Files), len(sizes))
+	}
+	for _, f := range m.Files {
+		if want, ok := sizes[f.Path]; !ok || f.Size != want {
+			t.Errorf("manifest %s: size %d, want %d", f.Path, f.Size, want)
+		}
+	}
+	if m.Bytes() != total {
+		t.Errorf("manifest bytes %d, want %d", m.Bytes(), total)
+	}
+
+	start := time.Now().Add(-time.Second)
+	if r := h.run("resume", idA); r.code != 0 || r.exec == nil {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	kept, _ := filepath.Glob(filepath.Join(h.fc, "resume-archive", "restored", idA+"-*.json"))
+	if len(kept) != 1 {
+		t.Fatalf("kept manifests after the resume: %v", kept)
+	}
+	body, _ := os.ReadFile(kept[0])
+	var k vault.Manifest
+	if err := json.Unmarshal(body, &k); err != nil {
+		t.Fatalf("kept manifest %s: %v", kept[0], err)
+	}
+	if k.SessionID != idA || k.Restored == nil || k.Restored.Before(start) || len(k.Files) != len(m.Files) {
+		t.Errorf("kept manifest: session %s, restored %v, %d files", k.SessionID, k.Restored, len(k.Files))
+	}
+	for _, f := range k.Files {
+		if b := before[f.Path]; f.MtimeNs != b.Mtime.UnixNano() || f.Size != sizes[f.Path] {
+			t.Errorf("kept manifest %s: mtime %d size %d, want the original %d and %d", f.Path, f.MtimeNs, f.Size, b.Mtime.UnixNano(), sizes[f.Path])
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.fc, "resume-archive", idA)); err == nil {
+		t.Error("the archive entry is still there after the resume restored it")
+	}
+}

@@ -198,6 +198,9 @@ func TestE2ECodexOneList(t *testing.T) {
 	if rows := c.lsJSON(t, "--harness", "codex"); len(rows) != 4 {
 		t.Errorf("--harness over the config: %d rows", len(rows))
 	}
+	if rows := c.lsJSON(t, "--harness", "claude", "--harness", "codex"); len(rows) != 5 || rowsByID(rows)[idLogin].Harness != "claude" || rowsByID(rows)[cxTUI].Harness != "codex" {
+		t.Errorf("--harness claude --harness codex over the config: %d rows, want both harnesses' 5", len(rows))
+	}
 	c.config("")
 
 	// A FILTER matching a Claude session and a Codex thread is ambiguous.
@@ -270,6 +273,31 @@ func TestE2ECodexResumeAndFork(t *testing.T) {
 	if code, _, stderr := run("resume", "--dry-run", cxTUI); code != 1 || !strings.Contains(stderr, "codex_binary_path") {
 		t.Errorf("codex_binary_path that is not there: exit %d %s", code, stderr)
 	}
+
+	// FORGECTL_CODEX_BIN wins over a working codex_binary_path, which wins
+	// over PATH.
+	cfgBin := filepath.Join(c.home, "config-codex")
+	os.WriteFile(cfgBin, []byte("#!/bin/sh\n"), 0o755)
+	c.config("[resume]\ncodex_binary_path = \"" + cfgBin + "\"\n")
+	argv := func() string {
+		t.Helper()
+		code, out, stderr := run("resume", "--dry-run", "--json", cxTUI)
+		var v struct {
+			Argv []string `json:"argv"`
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil || code != 0 {
+			t.Fatalf("dry run --json: exit %d %s %s", code, out, stderr)
+		}
+		return strings.Join(v.Argv, " ")
+	}
+	c.env = append(c.env, "FORGECTL_CODEX_BIN="+alt)
+	if got := argv(); got != alt+" resume "+cxTUI {
+		t.Errorf("FORGECTL_CODEX_BIN and codex_binary_path: argv %q, want the env's %s", got, alt)
+	}
+	c.env = c.env[:len(c.env)-1]
+	if got := argv(); got != cfgBin+" resume "+cxTUI {
+		t.Errorf("codex_binary_path alone: argv %q, want %s", got, cfgBin)
+	}
 	c.config("")
 
 	// A deleted cwd gets the worktree hint.
@@ -324,6 +352,30 @@ func TestE2ECodexLiveThread(t *testing.T) {
 		t.Errorf("a fork of a live thread: %v %s", err, out)
 	}
 
+	// Held by a running codex exec: refused too, and said so.
+	execLock := filepath.Join(c.root, "thread-writer-locks", cxExec+".lock")
+	os.WriteFile(execLock, nil, 0o644)
+	execHolder := exec.Command(flockBin, "-o", "-x", execLock, "sleep", "120")
+	execHolder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := execHolder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { syscall.Kill(-execHolder.Process.Pid, syscall.SIGKILL); execHolder.Wait() }()
+	execPid := execHolder.Process.Pid
+	poll.Every(20*time.Millisecond).Until(t, 15*time.Second, "the exec lock to be held", func() (bool, string) {
+		r := rowsByID(c.lsJSON(t, "--all"))[cxExec]
+		return r.Live && r.Pid != nil && *r.Pid == execPid && r.LiveHolder == "exec", fmt.Sprintf("%+v", r)
+	})
+	stderr.Reset()
+	cmd = c.command("resume", cxExec)
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != 2 || !strings.Contains(stderr.String(), fmt.Sprintf("pid %d", execPid)) || !strings.Contains(stderr.String(), "codex exec") {
+		t.Fatalf("resume of a thread a codex exec holds: exit %d %s", code, stderr.String())
+	}
+	if _, err := os.Stat(c.record); err == nil {
+		t.Fatal("codex ran on a thread a codex exec holds")
+	}
+
 	// Held by the background daemon: attached to.
 	c.write("app-server-daemon/daemon.pid", fmt.Appendf(nil, `{"pid":%d,"processStartTime":1}`, pid), time.Now())
 	if r := rowsByID(c.lsJSON(t))[cxTUI]; !r.Live || r.LiveHolder != "daemon" {
@@ -350,6 +402,22 @@ func TestE2ECodexLiveThread(t *testing.T) {
 func TestE2ECodexSearch(t *testing.T) {
 	c := newCodexE2E(t)
 	c.build()
+	// What Codex injects into what the model sees, as response_item user
+	// messages beside the typed prompt: the AGENTS.md text and the skills
+	// block. Neither was typed, so neither is searched.
+	tui, err := filepath.Glob(filepath.Join(c.root, "sessions", "*", "*", "*", "rollout-*"+cxTUI+".jsonl"))
+	if err != nil || len(tui) != 1 {
+		t.Fatalf("the TUI segment: %v %v", tui, err)
+	}
+	at := time.Now().Add(-5 * time.Hour)
+	f, err := os.OpenFile(tui[0], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(codextest.ResponseUser(at, 4, "# AGENTS.md instructions for "+c.repoDir+"\n\nAlways run xyzzyagentsword before a commit."))
+	f.Write(codextest.ResponseUser(at, 5, "<skills_instructions>\n## Skills\n- frobnicateskillword: turn a diff into release notes\n</skills_instructions>"))
+	f.Close()
+	os.Chtimes(tui[0], time.Now().Add(-2*time.Hour), time.Now().Add(-2*time.Hour))
 	search := func(q string) []string {
 		out, err := c.command("resume", "search", "--json", "--all", q).Output()
 		if exitCode(err) > 1 {
@@ -376,7 +444,7 @@ func TestE2ECodexSearch(t *testing.T) {
 			t.Errorf("search %q: %v, want [%s]", q, got, want)
 		}
 	}
-	for _, q := range []string{"quuxoutput", "plughreasoning", "environment_context"} {
+	for _, q := range []string{"quuxoutput", "plughreasoning", "environment_context", "xyzzyagentsword", "frobnicateskillword", "skills_instructions"} {
 		if got := search(q); len(got) != 0 {
 			t.Errorf("search %q found %v: tool output, reasoning and injected blocks are not searched", q, got)
 		}

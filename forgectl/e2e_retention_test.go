@@ -148,13 +148,21 @@ func TestE2EDoctorRetention(t *testing.T) {
 		t.Fatalf("last cleanup: %+v", r)
 	}
 
-	// Once the old sessions are gone from Claude Code's tree (archived),
-	// the row is quiet at the default.
-	for _, id := range []string{"d0000000-0000-4000-8000-000000000001", "d0000000-0000-4000-8000-000000000002"} {
-		os.Remove(filepath.Join(e.cc.ProjectDir(api), id+".jsonl"))
+	// Once the old sessions are archived by the command the hint names
+	// (their transcripts and file-history go with them), the row is quiet
+	// at the default.
+	code, stdout, stderr := e.runCmd(t, nil, "resume", "archive", "--yes", "--older-than", "20d")
+	if code != 0 || stdout != "d0000000-0000-4000-8000-000000000001\nd0000000-0000-4000-8000-000000000002\n" &&
+		stdout != "d0000000-0000-4000-8000-000000000002\nd0000000-0000-4000-8000-000000000001\n" {
+		t.Fatalf("archive --older-than 20d: exit %d\n%s%s", code, stdout, stderr)
 	}
-	os.RemoveAll(filepath.Join(e.claude, "tasks"))
-	os.RemoveAll(filepath.Join(e.claude, "file-history"))
+	for _, p := range []string{filepath.Join(e.cc.ProjectDir(api), "d0000000-0000-4000-8000-000000000001.jsonl"),
+		filepath.Join(e.cc.ProjectDir(api), "d0000000-0000-4000-8000-000000000002.jsonl"),
+		filepath.Join(e.claude, "file-history", "d0000000-0000-4000-8000-000000000001")} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s is still in Claude Code's tree after the archive", p)
+		}
+	}
 	if r := e.doctorRow(t, e.home, menv); r.Status != "ok" || !strings.Contains(r.Message, "no session is within 7 days") {
 		t.Fatalf("nothing due: %+v", r)
 	}

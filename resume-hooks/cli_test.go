@@ -168,6 +168,25 @@ func TestConfigErrorsExit2(t *testing.T) {
 	}
 }
 
+// Codex has no update hooks yet: an entry for it is a config error that
+// stops run and install before anything is recorded or installed.
+func TestOnUpdateForCodexIsRefused(t *testing.T) {
+	w := newWorld(t)
+	w.claude("2.1.1")
+	w.config("[[resume.on_update]]\nharness = \"codex\"\naction = \"restart\"\n")
+	for _, sub := range []string{"run", "install"} {
+		if code := w.run(sub); code != 2 {
+			t.Fatalf("%s exit %d, want 2", sub, code)
+		}
+		if !strings.Contains(w.stderr.String(), `harness "codex" is not supported yet`) {
+			t.Fatalf("%s stderr:\n%s", sub, w.stderr.String())
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(w.cfgDir, "resume-hooks")); len(entries) != 0 || len(w.calls) != 0 {
+		t.Errorf("a refused run left %v and ran %v", entries, w.calls)
+	}
+}
+
 func TestStatusJSON(t *testing.T) {
 	w := newWorld(t)
 	w.claude("2.1.1")

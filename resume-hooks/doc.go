@@ -15,7 +15,9 @@
 //	Runs the [[resume.on_update]] entries of config.toml when the installed
 //	claude changes version, and installs the watcher that runs them. forgectl
 //	reaches it as 'forgectl resume hooks ...' by exec'ing this binary with the
-//	arguments that follow "hooks". Each command has its own --help.
+//	arguments that follow "hooks". Each command has its own --help. Codex has
+//	no update hooks: not supported yet, so an entry with harness = "codex" is a
+//	config error (exit 2).
 //
 //	EXIT STATUS
 //	  0    done (for run: every hook that ran ended ok)

@@ -51,7 +51,8 @@
 //	does not parse is listed and marked, never guessed at. Any status other than
 //	exactly idle reads as busy. HERDR_PANE_ID is the process's own environment
 //	value, not a verified pane: a claude started inside another session inherits
-//	its parent's. A missing or unreadable registry lists as empty.
+//	its parent's. A missing or unreadable registry lists as empty. Codex threads
+//	are not listed: not supported yet (Codex writes no such registry).
 //
 //	FLAGS
 //	  --json  print a JSON array (see JSON FIELDS)
@@ -93,6 +94,8 @@
 //
 //	Stops each session "resume outdated" lists, only when that is provably
 //	safe, and resumes it in the same herdr pane. --session narrows the set.
+//	Codex threads are not restarted: not supported yet; a Claude Code session
+//	whose launch profile sets harness = "codex" is skipped, harness_unsupported.
 //
 //	Panes. One "herdr pane list" per run finds the pane herdr labels with the
 //	session (agent claude, that session id). The process's HERDR_PANE_ID is the

@@ -1135,3 +1135,36 @@ func TestE2ENoTranscriptNeverSignalled(t *testing.T) {
 	}
 	r.assertSignalled(prompted.pid)
 }
+
+// A launch profile that names the codex harness: the real forgectl
+// refuses the relaunch with harness_unsupported (Codex is not restarted,
+// not supported yet), so the claude is skipped with that reason, never
+// signalled, and keeps running.
+func TestE2ELaunchProfileHarnessCodex(t *testing.T) {
+	r := newRig(t)
+	c := r.startClaude()
+	r.install(newVersion)
+	cfgDir := filepath.Join(r.home, ".config", "forgectl")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[launch.defaults]\nharness = \"codex\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	plan := r.run(nil, "restart", "--outdated", "--dry-run")
+	if plan.code != 0 || !strings.Contains(plan.stdout, "  relaunch  harness_unsupported: the relaunch would fail: ") ||
+		!strings.Contains(plan.stdout, `harness "codex" is not supported yet`) {
+		t.Errorf("dry run: exit %d\n%s%s", plan.code, plan.stdout, plan.stderr)
+	}
+
+	res := r.run(nil, "restart", "--outdated", "--json")
+	outs := r.outcomes(res)
+	r.check(outs, expect{restart.Skipped, restart.HarnessUnsupported, c.pane, false})
+	if len(outs) == 1 && !strings.Contains(outs[0].Hint, `harness = "claude"`) {
+		t.Errorf("hint %q, want forgectl's", outs[0].Hint)
+	}
+	r.assertSignalled()
+	r.assertTyped()
+	r.assertStillRunning(c)
+}

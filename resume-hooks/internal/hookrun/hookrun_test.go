@@ -616,6 +616,7 @@ func TestRestartSkippingUnrelaunchableSessionsIsIncomplete(t *testing.T) {
 		{[]string{"cwd_gone", "cwd_gone"}, "incomplete", "a session's directory no longer exists"},
 		{[]string{"bad_launch_profile"}, "incomplete", "[proxy] launch_profile is broken, so no relaunch would start"},
 		{[]string{"claude_not_found"}, "incomplete", "the relaunch would not find claude"},
+		{[]string{"harness_unsupported"}, "incomplete", "the session's launch profile names an unsupported harness"},
 		{[]string{"not_interactive"}, "ok", ""},
 	} {
 		t.Run(strings.Join(tc.reasons, ","), func(t *testing.T) {

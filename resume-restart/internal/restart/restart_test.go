@@ -969,6 +969,10 @@ func TestRelaunchPlanOutcomes(t *testing.T) {
 			w.verdicts = []relaunch.Verdict{refusal("bad_launch_profile", `[proxy] launch_profile "corp" names no profile`,
 				"define [proxy.profiles.corp] or remove launch_profile", 2)}
 		}, want{Skipped, BadLaunchProfile, line, "[proxy.profiles.corp]", 1, "bad_launch_profile"}},
+		{"launch profile names codex", func(w *world, c *Config) {
+			w.verdicts = []relaunch.Verdict{refusal("harness_unsupported", `harness "codex" is not supported yet`,
+				`set harness = "claude" (or remove it) in /home/u/.config/forgectl/config.toml`, 2)}
+		}, want{Skipped, HarnessUnsupported, line, `harness = "claude"`, 1, "harness_unsupported: the relaunch would fail: harness \"codex\""}},
 		{"claude binary missing", func(w *world, c *Config) {
 			w.verdicts = []relaunch.Verdict{refusal("claude_not_found", "claude not found on PATH", "install Claude Code", 1)}
 		}, want{Skipped, ClaudeNotFound, line, "install Claude Code", 1, "claude_not_found"}},

@@ -434,3 +434,77 @@ func TestFirstPromptByCreation(t *testing.T) {
 		t.Errorf("rewind with its old segment newest: first %q, transcript %s", s.FirstPrompt, s.Transcript)
 	}
 }
+
+// A name comes from session_index.jsonl when the thread has a line there,
+// else from a thread_name_updated event (older builds); a rewound
+// thread's size is its segments' sum; and a segment joins the thread its
+// session_meta names, whatever uuid its file name carries. Each holds in
+// the cold listing and in the warm one, which groups from stored records.
+func TestNamesSizeAndGrouping(t *testing.T) {
+	const (
+		idEvent = "019ad000-0000-7000-8000-0000000000e1"
+		idBoth  = "019ad000-0000-7000-8000-0000000000e2"
+		idRw    = "019ad000-0000-7000-8000-0000000000e3"
+		idOther = "019ad000-0000-7000-8000-0000000000e4" // only in a file name
+	)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	hm := newHome(t)
+	hm.segment(false, at(0), idEvent, "", at(1),
+		codextest.MetaLine(pmeta(idEvent, at(0))),
+		codextest.User(at(0), 1, "named by an event"),
+		codextest.ThreadNameEvent(at(0), 2, "old event name"),
+		codextest.ThreadNameEvent(at(1), 3, "event name"))
+	hm.segment(false, at(2), idBoth, "", at(3),
+		codextest.MetaLine(pmeta(idBoth, at(2))),
+		codextest.User(at(2), 1, "named twice"),
+		codextest.ThreadNameEvent(at(3), 2, "event loses"))
+	hm.appendTo("session_index.jsonl", codextest.IndexLine(idBoth, "index wins", at(3)))
+
+	rw := pmeta(idRw, at(10))
+	p1 := hm.segment(false, at(10), idRw, "", at(11),
+		codextest.MetaLine(rw), codextest.User(at(10), 1, "rewound first"), codextest.User(at(11), 2, "dropped"))
+	rw2 := rw
+	rw2.At, rw2.BaseThread = at(12), idRw
+	p2 := hm.segment(false, at(12), idRw, "019ad000-ffff-7000-8000-0000000000e5", at(13),
+		codextest.MetaLine(rw2), codextest.User(at(12), 3, "after the rewind"))
+	// A third segment of the same thread whose file name carries another
+	// thread's uuid: grouping must follow the payload id.
+	rw3 := rw
+	rw3.At, rw3.BaseThread = at(14), idRw
+	p3 := hm.segment(false, at(14), idOther, "", at(15),
+		codextest.MetaLine(rw3), codextest.User(at(14), 4, "in a misnamed file"))
+	var want int64
+	for _, p := range []string{p1, p2, p3} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += st.Size()
+	}
+
+	h := New(Paths{Root: hm.root})
+	idx := filepath.Join(t.TempDir(), "idx")
+	for _, pass := range []string{"cold", "warm"} {
+		ss, _ := list(t, h, idx)
+		m := byID(ss)
+		if len(ss) != 3 || m[idOther] != nil {
+			t.Fatalf("%s: want 3 threads and none by the file name's uuid, got %d", pass, len(ss))
+		}
+		if s := m[idEvent]; s.Name != "event name" || s.NameSource != "thread-name-event" {
+			t.Errorf("%s: no index line: name %q from %q, want the last event's", pass, s.Name, s.NameSource)
+		}
+		if s := m[idBoth]; s.Name != "index wins" || s.NameSource != "session-index" {
+			t.Errorf("%s: index and event: name %q from %q, want the index's", pass, s.Name, s.NameSource)
+		}
+		s := m[idRw]
+		if len(s.Segments) != 3 || filepath.Base(s.Transcript) != filepath.Base(p3) {
+			t.Errorf("%s: rewound thread has segments %v, transcript %s; want all 3, the misnamed one newest", pass, s.Segments, s.Transcript)
+		}
+		if s.Size != want {
+			t.Errorf("%s: rewound thread's size %d, want its segments' sum %d", pass, s.Size, want)
+		}
+		if s.FirstPrompt != "rewound first" || s.LastPrompt != "in a misnamed file" {
+			t.Errorf("%s: first %q last %q", pass, s.FirstPrompt, s.LastPrompt)
+		}
+	}
+}
