@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/exitcode"
 )
 
@@ -79,21 +80,44 @@ func (a *app) moveRun(ctx context.Context, kind string, filters []string, older 
 	if err := a.refuseLive(ss, "forgectl resume "+cmd); err != nil {
 		return err
 	}
-	ps, err := a.planMoves(ss)
+	ps, err := a.planMoves(ss, kind)
 	if err != nil {
 		return err
 	}
+	// Codex threads are archived by codex itself (codexmoves.go); the
+	// rest go into the store.
+	var stored, viaCodex []planned
+	var threads []*harness.Session
+	for _, p := range ps {
+		if p.viaCodex {
+			viaCodex = append(viaCodex, p)
+			threads = append(threads, p.s)
+		} else {
+			stored = append(stored, p)
+		}
+	}
+	var bin string
+	if len(viaCodex) > 0 {
+		if bin, err = a.codexBinary(); err != nil {
+			return err
+		}
+	}
 	if dryRun {
-		a.writePlan(verb, ps)
+		a.writePlan(verb, ps, bin)
 		return nil
 	}
 	if err := a.confirm(len(ps), verb, yes); err != nil {
 		return err
 	}
-	a.keepSearchText(ctx)
-	err = a.moveInto(ctx, a.store(kind), ps, done)
-	if kind == trashKind {
-		a.store(archiveKind).WriteIndex() // an archived session may have moved on
+	if len(stored) > 0 {
+		a.keepSearchText(ctx)
+		err = a.moveInto(ctx, a.store(kind), stored, done)
+		if kind == trashKind {
+			a.store(archiveKind).WriteIndex() // an archived session may have moved on
+		}
+	}
+	if len(threads) > 0 {
+		err = worse(err, a.codexRun(ctx, bin, "archive", threads))
 	}
 	return err
 }

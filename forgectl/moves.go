@@ -347,7 +347,7 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 		a.hintf("pass FILTER (an id, a name, a repo), --older-than DUR or --empty; see 'forgectl resume %s --help'", cmd)
 		return nil, exit(exitcode.Usage)
 	}
-	var all, others []*harness.Session
+	var all []*harness.Session
 	// Named by full ids (a script's form, and the benchmark's), only
 	// those transcripts are listed: the rest of the tree is stat'ed, not
 	// read.
@@ -356,13 +356,9 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 		l.paths = map[string][]string{claude.Name: ps}
 	}
 	_, err := a.list(ctx, l, func(s *harness.Session) error {
-		// The archive and the trash hold Claude Code's sessions; a Codex
-		// thread is never moved by Claude Code's rules.
-		if s.Harness == claude.Name {
-			all = append(all, s)
-		} else {
-			others = append(others, s) // only to say why they are not moved
-		}
+		// Codex threads are selected too: archive and unarchive hand them
+		// to codex itself, rm moves their rollouts (codexmoves.go).
+		all = append(all, s)
 		return nil
 	})
 	if err != nil {
@@ -382,9 +378,6 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 			}
 			hits, _ := m.Hits()
 			if len(hits) == 0 {
-				if err := a.refuseOtherHarness(f, others, cmd); err != nil {
-					return nil, err
-				}
 				a.errorf("no session matches %s", msg.Quoted(f))
 				a.hintf("'forgectl resume ls --all' lists every session; nothing was moved")
 				return nil, exit(exitcode.Failed)
@@ -411,35 +404,6 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 	return out, nil
 }
 
-// refuseOtherHarness refuses, with exit 2, a filter that names no Claude
-// Code session but names a thread of another agent: the archive and the
-// trash do not take Codex threads yet, and a bare move of a rollout
-// breaks Codex's own resume and unarchive (its state database still
-// points at the old path; docs/codex.md). It is nil when f names none.
-func (a *app) refuseOtherHarness(f string, others []*harness.Session, cmd string) error {
-	m := match.New(f, false)
-	for _, s := range others {
-		m.Add(s)
-	}
-	hits, _ := m.Hits()
-	if len(hits) == 0 {
-		return nil
-	}
-	s := hits[0]
-	if len(hits) > 1 {
-		a.errorf("%s matches %d %s threads: forgectl cannot %s %s threads yet", msg.Quoted(f), len(hits), s.Harness, cmd, s.Harness)
-		a.hintf("nothing was moved; 'forgectl resume ls --harness %s' lists them", s.Harness)
-		return exit(exitcode.Refused)
-	}
-	a.errorf("%s matches %s thread %s: forgectl cannot %s %s threads yet", msg.Quoted(f), s.Harness, s.ID, cmd, s.Harness)
-	if cmd == "archive" && s.Harness == codex.Name {
-		a.hintf("run 'codex archive %s' (Codex's own archive, which 'forgectl resume ls --archived' lists); nothing was moved", s.ID)
-	} else {
-		a.hintf("nothing was moved; manage it with %s's own commands", s.Harness)
-	}
-	return exit(exitcode.Refused)
-}
-
 // refuseLive refuses a run that would move a running session: two
 // programs on one transcript corrupt it, and the running one keeps
 // appending to a file that would be gone.
@@ -458,14 +422,22 @@ func (a *app) refuseLive(ss []*harness.Session, cmd string) error {
 	if n == 0 {
 		return nil
 	}
-	a.hintf("exit that claude first, then run '%s' again; nothing was moved", cmd)
+	if slices.ContainsFunc(ss, func(s *harness.Session) bool { return s.Harness == codex.Name && s.Live }) {
+		// Codex's background server holds a thread for about a minute
+		// after its last client quits (facts/codex.md §5).
+		a.hintf("exit that claude or codex first (codex lets go of a thread about a minute after it quits), then run '%s' again; nothing was moved", cmd)
+	} else {
+		a.hintf("exit that claude first, then run '%s' again; nothing was moved", cmd)
+	}
 	return exit(exitcode.Refused)
 }
 
-// planned is one session of a run, with its files.
+// planned is one session of a run, with its files. viaCodex: a Codex
+// thread that codex archive moves, not the store.
 type planned struct {
-	s     *harness.Session
-	files []vault.File
+	s        *harness.Session
+	files    []vault.File
+	viaCodex bool
 }
 
 func (p *planned) bytes() (n int64) {
@@ -477,13 +449,16 @@ func (p *planned) bytes() (n int64) {
 
 // writePlan is --dry-run's answer on stdout: each session, each file that
 // would move with its size, and the total.
-func (a *app) writePlan(verb string, ps []planned) {
+func (a *app) writePlan(verb string, ps []planned, codexBin string) {
 	w := bufio.NewWriter(a.stdout)
 	defer w.Flush()
 	var total int64
 	files := 0
 	for _, p := range ps {
 		fmt.Fprintf(w, "would %s %s  %s  (%d files, %s)\n", verb, p.s.ID, render.Title(p.s), len(p.files), humanBytes(p.bytes()))
+		if p.viaCodex {
+			fmt.Fprintf(w, "  by running: %s archive %s  (in %s; codex moves it to %s)\n", codexBin, p.s.ID, a.codexDir(p.s), a.codexPaths().Archived())
+		}
 		for _, f := range p.files {
 			if f.Type == "dir" {
 				fmt.Fprintf(w, "  %s/\n", f.Path)
@@ -585,7 +560,7 @@ func (a *app) moveInto(ctx context.Context, st *vault.Store, ps []planned, verb 
 }
 
 func (a *app) moveOne(st *vault.Store, p planned) error {
-	if archived := a.store(archiveKind); st.Kind == trashKind && p.s.HiddenReason == archivedReason {
+	if archived := a.store(archiveKind); st.Kind == trashKind && inStore(p.s) {
 		return archived.Move(p.s.ID, st) // already stored whole: one rename
 	}
 	m := &vault.Manifest{SessionID: p.s.ID, Harness: p.s.Harness, Files: p.files, Row: rowJSON(p.s)}
@@ -593,7 +568,7 @@ func (a *app) moveOne(st *vault.Store, p planned) error {
 		// The listing is as old as the listing: the session may have been
 		// resumed while its files were copied.
 		s := *p.s
-		if gone := a.harnessNamed(claude.Name).Refresh(&s); gone {
+		if gone := a.harnessOf(&s).Refresh(&s); gone {
 			return fmt.Errorf("session %s: its transcript went away while it was being moved", s.ID)
 		}
 		if s.Live {
@@ -634,11 +609,30 @@ func (a *app) moveFailed(st *vault.Store, s *harness.Session, err error) {
 	}
 }
 
-// plan collects the files of each session.
-func (a *app) planMoves(ss []*harness.Session) ([]planned, error) {
+// inStore says a selected row is a session in forgectl's archive: a
+// Claude Code session whose hidden_reason is "archived" comes from there
+// (Claude's own mark is "archived-in-claude"); a Codex thread with it is in
+// Codex's archived_sessions/.
+func inStore(s *harness.Session) bool {
+	return s.Harness == claude.Name && s.HiddenReason == archivedReason
+}
+
+// plan collects the files of each session. A Codex thread's files are its
+// rollouts; for an archive they are only listed, codex moves them.
+func (a *app) planMoves(ss []*harness.Session, kind string) ([]planned, error) {
 	ps := make([]planned, 0, len(ss))
 	for _, s := range ss {
-		if s.HiddenReason == archivedReason {
+		if s.Harness == codex.Name {
+			files, err := vault.Collect(codexRoots(s))
+			if err != nil {
+				a.errorf("codex thread %s: %v", s.ID, err)
+				a.hintf("'forgectl resume ls --all %s' lists it again; nothing was moved", s.ID)
+				return nil, exit(exitcode.Failed)
+			}
+			ps = append(ps, planned{s: s, files: files, viaCodex: kind == archiveKind})
+			continue
+		}
+		if inStore(s) {
 			m, err := a.store(archiveKind).Manifest(s.ID)
 			if err != nil {
 				a.storeProblem(a.store(archiveKind), err)
@@ -674,6 +668,14 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 		defer l.Unlock()
 	}
 	rows := a.storedSessions(st, nil)
+	if st.Kind == archiveKind {
+		// Codex's archived threads are unarchived by codex itself.
+		threads, err := a.codexArchived(ctx)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, threads...)
+	}
 	var picked []*harness.Session
 	seen := map[string]bool{}
 	for _, f := range filters {
@@ -700,15 +702,31 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 			}
 		}
 	}
+	var bin string
+	if slices.ContainsFunc(picked, isCodex) {
+		var err error
+		if bin, err = a.codexBinary(); err != nil {
+			return err
+		}
+	}
 	if dryRun {
 		w := bufio.NewWriter(a.stdout)
 		for _, s := range picked {
+			if isCodex(s) {
+				fmt.Fprintf(w, "would unarchive %s  %s  by running: %s unarchive %s  (in %s)\n", s.ID, render.Title(s), bin, s.ID, a.codexDir(s))
+				continue
+			}
 			fmt.Fprintf(w, "would restore %s  %s  to %s\n", s.ID, render.Title(s), s.Transcript)
 		}
 		return w.Flush()
 	}
 	code := 0
+	var threads []*harness.Session
 	for _, s := range picked {
+		if isCodex(s) {
+			threads = append(threads, s)
+			continue
+		}
 		if err := a.restoreOne(st, s.ID, keepMtime); err != nil {
 			code = max(code, a.restoreFailed(st, s.ID, err))
 			continue
@@ -718,10 +736,37 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 	if err := st.WriteIndex(); err != nil {
 		a.warnf("cannot write %s's index: %v", st.Kind, err)
 	}
+	var err error
 	if code != 0 {
-		return exit(code)
+		err = exit(code)
 	}
-	return nil
+	if len(threads) > 0 {
+		err = worse(err, a.codexRun(ctx, bin, "unarchive", threads))
+	}
+	return err
+}
+
+// isCodex says a row to restore is a thread in Codex's archived_sessions/
+// (a Codex thread in forgectl's trash is restored from there as any
+// session is).
+func isCodex(s *harness.Session) bool {
+	return s.Harness == codex.Name && s.HiddenReason == archivedReason
+}
+
+// codexArchived are the Codex threads in archived_sessions/, as listed.
+func (a *app) codexArchived(ctx context.Context) ([]*harness.Session, error) {
+	if !slices.Contains(a.harnessNames(), codex.Name) {
+		return nil, nil
+	}
+	var out []*harness.Session
+	_, err := a.list(ctx, listing{w: a.stderr, harnesses: []string{codex.Name}}, func(s *harness.Session) error {
+		if s.HiddenReason == archivedReason {
+			c := *s
+			out = append(out, &c)
+		}
+		return nil
+	})
+	return out, err
 }
 
 func (a *app) restoreOne(st *vault.Store, id string, keepMtime bool) error {
