@@ -146,6 +146,13 @@ func TestE2ECodexArchiveRunsCodex(t *testing.T) {
 
 	// A Claude session and a Codex thread in one run, which needs --yes.
 	m.session(idLogin, m.repo("api-server"), "main", "fix the login flow", "Login bugfix work", 3*time.Hour)
+	// --older-than takes Codex threads too, unless --harness leaves them out.
+	if _, out, _ := m.runCmd(t, nil, "resume", "archive", "--dry-run", "--older-than", "1h"); !strings.Contains(out, idLogin) || !strings.Contains(out, "archive "+cxTUI) {
+		t.Errorf("archive --older-than 1h --dry-run:\n%s", out)
+	}
+	if _, out, _ := m.runCmd(t, nil, "resume", "archive", "--dry-run", "--older-than", "1h", "--harness", "claude"); !strings.Contains(out, idLogin) || strings.Contains(out, "019ad100") {
+		t.Errorf("archive --older-than 1h --harness claude --dry-run:\n%s", out)
+	}
 	if code, _, errs := m.runCmd(t, nil, "resume", "archive", idLogin, cxFork); code != 2 || !strings.Contains(errs, "--yes") || len(m.calls()) != 0 {
 		t.Errorf("two sessions without --yes: exit %d %s", code, errs)
 	}
