@@ -139,9 +139,13 @@ func TestE2ECodexArchiveRunsCodex(t *testing.T) {
 	if p := m.path(cxTUI); p != orig {
 		t.Errorf("unarchived to %s, want %s", p, orig)
 	}
-	// A thread that is not archived is not in the archive.
-	if code, _, _ := m.runCmd(t, nil, "resume", "unarchive", cxTUI); code != 1 || len(m.calls()) != 0 {
-		t.Errorf("unarchive of a visible thread: exit %d", code)
+	// A thread that is not archived is not in the archive: said, and
+	// codex is not asked (a second run of the same command is done).
+	if code, _, errs := m.runCmd(t, nil, "resume", "unarchive", cxTUI); code != 0 || !strings.Contains(errs, "is not in the archive: it is at "+orig) || len(m.calls()) != 0 {
+		t.Errorf("unarchive of a visible thread: exit %d %s", code, errs)
+	}
+	if code, _, _ := m.runCmd(t, nil, "resume", "unarchive", "019ad100-0000-7000-8000-0000000000ee"); code != 1 {
+		t.Errorf("unarchive of an id nobody has: exit %d", code)
 	}
 
 	// A Claude session and a Codex thread in one run, which needs --yes.
@@ -311,5 +315,37 @@ func TestE2ECodexRmAndRestore(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(fork); !bytes.Equal(b, []byte("new\n")) {
 		t.Error("the new rollout was overwritten")
+	}
+}
+
+// rm and trash restore of a Codex thread killed at every step of the
+// store: the next run finishes or rolls back what was left, and the
+// rollouts come back byte for byte, with their mode and mtime.
+func TestE2ECodexRmKilled(t *testing.T) {
+	m := newCodexMoves(t)
+	before := m.rollouts()
+	for _, step := range []string{"journal", "copy", "copied", "verified", "remove", "stored"} {
+		m.killedAt(t, step, "resume", "rm", cxRewind)
+		if code, _, errs := m.runCmd(t, nil, "resume", "trash", "restore", cxRewind); code != 0 {
+			t.Fatalf("killed at %s: the restore after it: exit %d %s", step, code, errs)
+		}
+		if after := m.rollouts(); after != before {
+			t.Fatalf("killed at %s: the rollouts differ:\nbefore\n%s\nafter\n%s", step, before, after)
+		}
+	}
+	for _, step := range []string{"restore-journal", "restore-file", "restored", "restore-done"} {
+		if code, _, errs := m.runCmd(t, nil, "resume", "rm", cxRewind); code != 0 {
+			t.Fatalf("rm: exit %d %s", code, errs)
+		}
+		m.killedAt(t, step, "resume", "trash", "restore", cxRewind)
+		if code, _, errs := m.runCmd(t, nil, "resume", "trash", "restore", cxRewind); code != 0 {
+			t.Fatalf("restore killed at %s, then again: exit %d %s", step, code, errs)
+		}
+		if after := m.rollouts(); after != before {
+			t.Fatalf("restore killed at %s: the rollouts differ:\nbefore\n%s\nafter\n%s", step, before, after)
+		}
+	}
+	if code, out, _ := m.runCmd(t, nil, "resume", "trash", "list", "--json"); code != 0 || strings.Contains(out, cxRewind) {
+		t.Errorf("the trash still lists the thread: %s", out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -594,6 +595,8 @@ func (a *app) moveFailed(st *vault.Store, s *harness.Session, err error) {
 	a.errorf("%v", err)
 	var le *liveError
 	switch {
+	case errors.As(err, &le) && s.Harness == codex.Name:
+		a.hintf("quit that codex, then run this again once codex lets go of the thread (about a minute later)")
 	case errors.As(err, &le):
 		a.hintf("exit that claude first, then run this again")
 	case errors.Is(err, unix.ENOSPC):
@@ -690,6 +693,12 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 			a.notef("session %s is not in the %s: it is in Claude Code's tree", strings.TrimSpace(f), st.Kind)
 			continue
 		}
+		if len(hits) == 0 && isFullID(strings.TrimSpace(f)) {
+			if at := a.codexThreadAt(ctx, strings.ToLower(strings.TrimSpace(f))); at != "" {
+				a.notef("codex thread %s is not in the %s: it is at %s", strings.TrimSpace(f), st.Kind, at)
+				continue
+			}
+		}
 		if len(hits) == 0 {
 			a.errorf("no session in the %s matches %s", st.Kind, msg.Quoted(f))
 			a.hintf("'%s' lists what it holds", cmd)
@@ -751,6 +760,22 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 // session is).
 func isCodex(s *harness.Session) bool {
 	return s.Harness == codex.Name && s.HiddenReason == archivedReason
+}
+
+// codexThreadAt is the newest rollout of Codex thread id when it is
+// there to resume (not archived), else "".
+func (a *app) codexThreadAt(ctx context.Context, id string) string {
+	if !slices.Contains(a.harnessNames(), codex.Name) {
+		return ""
+	}
+	at := ""
+	a.list(ctx, listing{w: io.Discard, harnesses: []string{codex.Name}}, func(s *harness.Session) error {
+		if s.ID == id && s.HiddenReason != archivedReason {
+			at = s.Transcript
+		}
+		return nil
+	})
+	return at
 }
 
 // codexArchived are the Codex threads in archived_sessions/, as listed.
