@@ -124,6 +124,11 @@ func TestE2ECodexArchiveRunsCodex(t *testing.T) {
 		t.Errorf("a second archive: exit %d %s", code, errs)
 	}
 
+	// unarchive completes it (the first listing wrote the index), and the
+	// thread archived in Codex before.
+	if out, err := m.command("__complete", "resume", "unarchive", "019ad100").Output(); err != nil || !strings.Contains(string(out), cxTUI) || !strings.Contains(string(out), cxArch) || strings.Contains(string(out), cxFork) {
+		t.Errorf("unarchive completes: %v\n%s", err, out)
+	}
 	// unarchive takes it, through codex unarchive.
 	code, out, errs = m.runCmd(t, nil, "resume", "unarchive", "--dry-run", cxTUI)
 	if code != 0 || !strings.Contains(out, m.bin+" unarchive "+cxTUI) || len(m.calls()) != 0 {

@@ -24,6 +24,7 @@ import (
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
+	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/forgectl/internal/vault"
 	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/exitcode"
@@ -338,8 +339,9 @@ type selection struct {
 	empty     bool
 }
 
-// selectSessions resolves a selection against Claude Code's tree (and,
-// with stored, against the archive's rows too, for rm). Each FILTER must
+// selectSessions resolves a selection against every harness's listing
+// (Codex threads included, archived ones too) and, with stored, against
+// forgectl's archive's rows. Each FILTER must
 // match something; together they are a union, and --older-than and
 // --empty narrow it.
 func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, stored bool) ([]*harness.Session, error) {
@@ -1073,6 +1075,21 @@ func storedCompletion(kind string) func(a *app, cur string) []candidate {
 				}
 			}
 			out = append(out, candidate{value: e.ID, desc: desc})
+		}
+		if kind == archiveKind && slices.Contains(a.harnessNames(), codex.Name) {
+			// unarchive takes the threads in Codex's archived_sessions/
+			// too, from the listing's index (none before a first listing).
+			h := a.harnessNamed(codex.Name)
+			sessions.Indexed(sessions.Options{Harness: h, IndexPath: a.indexPath(codex.Name), Home: a.home}, func(s *harness.Session) {
+				if s.HiddenReason != archivedReason || !strings.HasPrefix(s.ID, cur) {
+					return
+				}
+				desc := s.Repo
+				if s.Name != "" && !render.HasControl(s.Name) {
+					desc += ": " + s.Name
+				}
+				out = append(out, candidate{value: s.ID, desc: desc})
+			})
 		}
 		return out
 	}
