@@ -85,26 +85,23 @@ func (a *app) moveRun(ctx context.Context, kind string, filters []string, older 
 	if err != nil {
 		return err
 	}
-	// Codex threads are archived by codex itself (codexmoves.go); the
+	// Codex threads are archived by codex itself (agentmoves.go); the
 	// rest go into the store.
-	var stored, viaCodex []planned
-	var threads []*harness.Session
+	var stored []planned
+	var own []*harness.Session
 	for _, p := range ps {
-		if p.viaCodex {
-			viaCodex = append(viaCodex, p)
-			threads = append(threads, p.s)
+		if p.own {
+			own = append(own, p.s)
 		} else {
 			stored = append(stored, p)
 		}
 	}
-	var bin string
-	if len(viaCodex) > 0 {
-		if bin, err = a.codexBinary(); err != nil {
-			return err
-		}
+	bins, err := a.archiverBinaries(own)
+	if err != nil {
+		return err
 	}
 	if dryRun {
-		a.writePlan(verb, ps, bin)
+		a.writePlan(verb, ps, bins)
 		return nil
 	}
 	if err := a.confirm(len(ps), verb, yes); err != nil {
@@ -117,8 +114,8 @@ func (a *app) moveRun(ctx context.Context, kind string, filters []string, older 
 			a.store(archiveKind).WriteIndex() // an archived session may have moved on
 		}
 	}
-	if len(threads) > 0 {
-		err = worse(err, a.codexRun(ctx, bin, "archive", threads))
+	if len(own) > 0 {
+		err = worse(err, a.archiveOwn(ctx, bins, own, false))
 	}
 	return err
 }

@@ -20,11 +20,11 @@ import (
 	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/harness/claude"
-	"forgectl.dev/forgectl/internal/harness/codex"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
 	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/forgectl/internal/vault"
 	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/exitcode"
@@ -360,7 +360,7 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 	}
 	_, err := a.list(ctx, l, func(s *harness.Session) error {
 		// Codex threads are selected too: archive and unarchive hand them
-		// to codex itself, rm moves their rollouts (codexmoves.go).
+		// to codex itself, rm moves their rollouts (agentmoves.go).
 		all = append(all, s)
 		return nil
 	})
@@ -425,22 +425,32 @@ func (a *app) refuseLive(ss []*harness.Session, cmd string) error {
 	if n == 0 {
 		return nil
 	}
-	if slices.ContainsFunc(ss, func(s *harness.Session) bool { return s.Harness == codex.Name && s.Live }) {
+	var agents []string
+	daemon := false
+	for _, s := range ss {
+		if s.Live || a.claimedBy(s.ID) != 0 {
+			if !slices.Contains(agents, s.Harness) {
+				agents = append(agents, s.Harness)
+			}
+			daemon = daemon || s.LiveHolder == "daemon"
+		}
+	}
+	if daemon {
 		// Codex's background server holds a thread for about a minute
 		// after its last client quits (facts/codex.md §5).
-		a.hintf("exit that claude or codex first (codex lets go of a thread about a minute after it quits), then run '%s' again; nothing was moved", cmd)
+		a.hintf("exit that %s first (its background server lets go of a thread about a minute after the last one quits), then run '%s' again; nothing was moved", strings.Join(agents, " and "), cmd)
 	} else {
-		a.hintf("exit that claude first, then run '%s' again; nothing was moved", cmd)
+		a.hintf("exit that %s first, then run '%s' again; nothing was moved", strings.Join(agents, " and "), cmd)
 	}
 	return exit(exitcode.Refused)
 }
 
-// planned is one session of a run, with its files. viaCodex: a Codex
-// thread that codex archive moves, not the store.
+// planned is one session of a run, with its files. own: a session its
+// harness archives itself (harness.Archiver), not the store.
 type planned struct {
-	s        *harness.Session
-	files    []vault.File
-	viaCodex bool
+	s     *harness.Session
+	files []vault.File
+	own   bool
 }
 
 func (p *planned) bytes() (n int64) {
@@ -452,15 +462,16 @@ func (p *planned) bytes() (n int64) {
 
 // writePlan is --dry-run's answer on stdout: each session, each file that
 // would move with its size, and the total.
-func (a *app) writePlan(verb string, ps []planned, codexBin string) {
+func (a *app) writePlan(verb string, ps []planned, bins map[string]string) {
 	w := bufio.NewWriter(a.stdout)
 	defer w.Flush()
 	var total int64
 	files := 0
 	for _, p := range ps {
 		fmt.Fprintf(w, "would %s %s  %s  (%d files, %s)\n", verb, p.s.ID, render.Title(p.s), len(p.files), humanBytes(p.bytes()))
-		if p.viaCodex {
-			fmt.Fprintf(w, "  by running: %s archive %s  (in %s; codex moves it to %s)\n", codexBin, p.s.ID, a.codexDir(p.s), a.codexPaths().Archived())
+		if p.own {
+			ar, _ := a.archiverOf(p.s)
+			fmt.Fprintf(w, "  by running: %s  (in %s; %s moves it to %s)\n", shellword.Join(a.ownArgv(bins[p.s.Harness], p.s, false)), a.ownDir(p.s), p.s.Harness, ar.ArchiveDir())
 		}
 		for _, f := range p.files {
 			if f.Type == "dir" {
@@ -563,7 +574,7 @@ func (a *app) moveInto(ctx context.Context, st *vault.Store, ps []planned, verb 
 }
 
 func (a *app) moveOne(st *vault.Store, p planned) error {
-	if archived := a.store(archiveKind); st.Kind == trashKind && inStore(p.s) {
+	if archived := a.store(archiveKind); st.Kind == trashKind && a.inStore(p.s) {
 		return archived.Move(p.s.ID, st) // already stored whole: one rename
 	}
 	m := &vault.Manifest{SessionID: p.s.ID, Harness: p.s.Harness, Files: p.files, Row: rowJSON(p.s)}
@@ -597,8 +608,8 @@ func (a *app) moveFailed(st *vault.Store, s *harness.Session, err error) {
 	a.errorf("%v", err)
 	var le *liveError
 	switch {
-	case errors.As(err, &le) && s.Harness == codex.Name:
-		a.hintf("quit that codex, then run this again once codex lets go of the thread (about a minute later)")
+	case errors.As(err, &le) && s.LiveHolder != "" || errors.As(err, &le) && s.Harness != claude.Name:
+		a.hintf("quit that %s, then run this again once it lets go of the thread", s.Harness)
 	case errors.As(err, &le):
 		a.hintf("exit that claude first, then run this again")
 	case errors.Is(err, unix.ENOSPC):
@@ -614,30 +625,31 @@ func (a *app) moveFailed(st *vault.Store, s *harness.Session, err error) {
 	}
 }
 
-// inStore says a selected row is a session in forgectl's archive: a
-// Claude Code session whose hidden_reason is "archived" comes from there
-// (Claude's own mark is "archived-in-claude"); a Codex thread with it is in
-// Codex's archived_sessions/.
-func inStore(s *harness.Session) bool {
-	return s.Harness == claude.Name && s.HiddenReason == archivedReason
+// inStore says a selected row is a session in forgectl's archive: one
+// whose hidden_reason is "archived" comes from there (Claude's own mark is
+// "archived-in-claude"), unless its harness archives its own (a Codex
+// thread in archived_sessions/).
+func (a *app) inStore(s *harness.Session) bool {
+	return s.HiddenReason == archivedReason && !a.selfArchived(s)
 }
 
-// plan collects the files of each session. A Codex thread's files are its
-// rollouts; for an archive they are only listed, codex moves them.
+// plan collects the files of each session. Those of a harness that
+// archives its own sessions are its session files (a Codex thread's
+// rollouts); for an archive they are only listed, its program moves them.
 func (a *app) planMoves(ss []*harness.Session, kind string) ([]planned, error) {
 	ps := make([]planned, 0, len(ss))
 	for _, s := range ss {
-		if s.Harness == codex.Name {
-			files, err := vault.Collect(codexRoots(s))
+		if _, own := a.archiverOf(s); own {
+			files, err := vault.Collect(ownRoots(s))
 			if err != nil {
-				a.errorf("codex thread %s: %v", s.ID, err)
+				a.errorf("%s thread %s: %v", s.Harness, s.ID, err)
 				a.hintf("'forgectl resume ls --all %s' lists it again; nothing was moved", s.ID)
 				return nil, exit(exitcode.Failed)
 			}
-			ps = append(ps, planned{s: s, files: files, viaCodex: kind == archiveKind})
+			ps = append(ps, planned{s: s, files: files, own: kind == archiveKind})
 			continue
 		}
-		if inStore(s) {
+		if a.inStore(s) {
 			m, err := a.store(archiveKind).Manifest(s.ID)
 			if err != nil {
 				a.storeProblem(a.store(archiveKind), err)
@@ -675,7 +687,7 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 	rows := a.storedSessions(st, nil)
 	if st.Kind == archiveKind {
 		// Codex's archived threads are unarchived by codex itself.
-		threads, err := a.codexArchived(ctx)
+		threads, err := a.selfArchivedRows(ctx)
 		if err != nil {
 			return err
 		}
@@ -696,8 +708,8 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 			continue
 		}
 		if len(hits) == 0 && isFullID(strings.TrimSpace(f)) {
-			if at := a.codexThreadAt(ctx, strings.ToLower(strings.TrimSpace(f))); at != "" {
-				a.notef("codex thread %s is not in the %s: it is at %s", strings.TrimSpace(f), st.Kind, at)
+			if h, at := a.ownSessionAt(ctx, strings.ToLower(strings.TrimSpace(f))); at != "" {
+				a.notef("%s thread %s is not in the %s: it is at %s", h, strings.TrimSpace(f), st.Kind, at)
 				continue
 			}
 		}
@@ -713,18 +725,21 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 			}
 		}
 	}
-	var bin string
-	if slices.ContainsFunc(picked, isCodex) {
-		var err error
-		if bin, err = a.codexBinary(); err != nil {
-			return err
+	var own []*harness.Session
+	for _, s := range picked {
+		if a.selfArchived(s) {
+			own = append(own, s)
 		}
+	}
+	bins, err := a.archiverBinaries(own)
+	if err != nil {
+		return err
 	}
 	if dryRun {
 		w := bufio.NewWriter(a.stdout)
 		for _, s := range picked {
-			if isCodex(s) {
-				fmt.Fprintf(w, "would unarchive %s  %s  by running: %s unarchive %s  (in %s)\n", s.ID, render.Title(s), bin, s.ID, a.codexDir(s))
+			if a.selfArchived(s) {
+				fmt.Fprintf(w, "would unarchive %s  %s  by running: %s  (in %s)\n", s.ID, render.Title(s), shellword.Join(a.ownArgv(bins[s.Harness], s, true)), a.ownDir(s))
 				continue
 			}
 			fmt.Fprintf(w, "would restore %s  %s  to %s\n", s.ID, render.Title(s), s.Transcript)
@@ -734,7 +749,7 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 	code := 0
 	var threads []*harness.Session
 	for _, s := range picked {
-		if isCodex(s) {
+		if a.selfArchived(s) {
 			threads = append(threads, s)
 			continue
 		}
@@ -747,46 +762,42 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 	if err := st.WriteIndex(); err != nil {
 		a.warnf("cannot write %s's index: %v", st.Kind, err)
 	}
-	var err error
+	err = nil
 	if code != 0 {
 		err = exit(code)
 	}
 	if len(threads) > 0 {
-		err = worse(err, a.codexRun(ctx, bin, "unarchive", threads))
+		err = worse(err, a.archiveOwn(ctx, bins, threads, true))
 	}
 	return err
 }
 
-// isCodex says a row to restore is a thread in Codex's archived_sessions/
-// (a Codex thread in forgectl's trash is restored from there as any
-// session is).
-func isCodex(s *harness.Session) bool {
-	return s.Harness == codex.Name && s.HiddenReason == archivedReason
-}
-
-// codexThreadAt is the newest rollout of Codex thread id when it is
-// there to resume (not archived), else "".
-func (a *app) codexThreadAt(ctx context.Context, id string) string {
-	if !slices.Contains(a.harnessNames(), codex.Name) {
-		return ""
+// ownSessionAt is the harness and newest file of session id when a
+// harness that archives its own sessions has it there to resume (not
+// archived), else "", "".
+func (a *app) ownSessionAt(ctx context.Context, id string) (name, at string) {
+	own := a.archivers()
+	if len(own) == 0 {
+		return "", ""
 	}
-	at := ""
-	a.list(ctx, listing{w: io.Discard, harnesses: []string{codex.Name}}, func(s *harness.Session) error {
+	a.list(ctx, listing{w: io.Discard, harnesses: own}, func(s *harness.Session) error {
 		if s.ID == id && s.HiddenReason != archivedReason {
-			at = s.Transcript
+			name, at = s.Harness, s.Transcript
 		}
 		return nil
 	})
-	return at
+	return name, at
 }
 
-// codexArchived are the Codex threads in archived_sessions/, as listed.
-func (a *app) codexArchived(ctx context.Context) ([]*harness.Session, error) {
-	if !slices.Contains(a.harnessNames(), codex.Name) {
+// selfArchivedRows are the sessions their own harness archived (Codex's
+// archived_sessions/), as listed.
+func (a *app) selfArchivedRows(ctx context.Context) ([]*harness.Session, error) {
+	own := a.archivers()
+	if len(own) == 0 {
 		return nil, nil
 	}
 	var out []*harness.Session
-	_, err := a.list(ctx, listing{w: a.stderr, harnesses: []string{codex.Name}}, func(s *harness.Session) error {
+	_, err := a.list(ctx, listing{w: a.stderr, harnesses: own}, func(s *harness.Session) error {
 		if s.HiddenReason == archivedReason {
 			c := *s
 			out = append(out, &c)
@@ -1076,11 +1087,14 @@ func storedCompletion(kind string) func(a *app, cur string) []candidate {
 			}
 			out = append(out, candidate{value: e.ID, desc: desc})
 		}
-		if kind == archiveKind && slices.Contains(a.harnessNames(), codex.Name) {
+		for _, name := range a.archivers() {
+			if kind != archiveKind {
+				break
+			}
 			// unarchive takes the threads in Codex's archived_sessions/
 			// too, from the listing's index (none before a first listing).
-			h := a.harnessNamed(codex.Name)
-			sessions.Indexed(sessions.Options{Harness: h, IndexPath: a.indexPath(codex.Name), Home: a.home}, func(s *harness.Session) {
+			h := a.harnessNamed(name)
+			sessions.Indexed(sessions.Options{Harness: h, IndexPath: a.indexPath(h), Home: a.home}, func(s *harness.Session) {
 				if s.HiddenReason != archivedReason || !strings.HasPrefix(s.ID, cur) {
 					return
 				}
