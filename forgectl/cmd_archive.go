@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 
+	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/exitcode"
 )
 
@@ -24,6 +25,7 @@ func archiveFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) erro
 	empty := fs.Bool("empty", false, "select the sessions with no conversation (hidden_reason empty)")
 	dryRun := fs.Bool("dry-run", false, "list what would move and how many bytes; move nothing")
 	yes := fs.Bool("yes", false, "move several sessions without asking")
+	a.harnessFlag(fs)
 	return func(ctx context.Context, args []string) error {
 		return a.moveRun(ctx, archiveKind, args, *older, *empty, *dryRun, *yes)
 	}
@@ -79,21 +81,41 @@ func (a *app) moveRun(ctx context.Context, kind string, filters []string, older 
 	if err := a.refuseLive(ss, "forgectl resume "+cmd); err != nil {
 		return err
 	}
-	ps, err := a.planMoves(ss)
+	ps, err := a.planMoves(ss, kind)
+	if err != nil {
+		return err
+	}
+	// Codex threads are archived by codex itself (agentmoves.go); the
+	// rest go into the store.
+	var stored []planned
+	var own []*harness.Session
+	for _, p := range ps {
+		if p.own {
+			own = append(own, p.s)
+		} else {
+			stored = append(stored, p)
+		}
+	}
+	bins, err := a.archiverBinaries(own)
 	if err != nil {
 		return err
 	}
 	if dryRun {
-		a.writePlan(verb, ps)
+		a.writePlan(verb, ps, bins)
 		return nil
 	}
 	if err := a.confirm(len(ps), verb, yes); err != nil {
 		return err
 	}
-	a.keepSearchText(ctx)
-	err = a.moveInto(ctx, a.store(kind), ps, done)
-	if kind == trashKind {
-		a.store(archiveKind).WriteIndex() // an archived session may have moved on
+	if len(stored) > 0 {
+		a.keepSearchText(ctx)
+		err = a.moveInto(ctx, a.store(kind), stored, done)
+		if kind == trashKind {
+			a.store(archiveKind).WriteIndex() // an archived session may have moved on
+		}
+	}
+	if len(own) > 0 {
+		err = worse(err, a.archiveOwn(ctx, bins, own, false))
 	}
 	return err
 }
@@ -150,6 +172,7 @@ SELECTION
                      match, and the run takes every session they match
   --older-than DUR   sessions last active more than DUR ago: 30d, 2w, 36h
   --empty            sessions with no conversation (hidden_reason empty)
+  --harness NAME     only this agent's sessions: claude or codex (repeatable)
   Together, FILTERs and the flags narrow each other.
 
 FLAGS
@@ -161,9 +184,20 @@ FLAGS
 A running session is refused with exit 2, naming its pid: exit that claude
 first. A session resumed while it is being copied is left in place.
 
-Codex threads are not moved yet: a FILTER that names only Codex threads is
-refused with exit 2 (moving a rollout by hand breaks Codex's own resume;
-'codex archive ID' archives one, and 'ls --archived' lists it).
+CODEX THREADS
+  A Codex thread is archived by codex itself: forgectl runs 'codex archive
+  ID' in the thread's directory (codex is FORGECTL_CODEX_BIN, else [resume]
+  codex_binary_path, else PATH, as for resume), which moves its rollout to
+  $CODEX_HOME/archived_sessions/ and marks it archived in Codex's database.
+  Nothing of it goes into forgectl's archive: Codex sweeps nothing, and a
+  rollout moved there by hand is one the real Codex can neither resume nor
+  unarchive. 'ls --archived' lists it, 'codex resume ID' asks to unarchive
+  it, and 'forgectl resume unarchive' runs 'codex unarchive ID'. A thread
+  Codex holds (its background server keeps one for about a minute after
+  the last codex quits) is refused with exit 2, naming the pid. A codex
+  that fails is reported with its error line, exit 1; no codex is exit 2.
+  --harness claude leaves Codex threads out (of --older-than and --empty
+  too); --harness codex, Claude Code's sessions.
 
 FILES
   <config>/resume-archive/<id>/manifest.json   the journal and, per file, its
@@ -177,7 +211,7 @@ FILES
   every file 0600)
 
 STDOUT
-  the id of each session archived, one a line
+  the id of each session archived (and each Codex thread), one a line
 
 ` + exitcode.Table + `
 `
@@ -189,7 +223,11 @@ USAGE
   forgectl resume unarchive FILTER... [--keep-mtime] [--dry-run]
 
 Restores each archived session FILTER matches (any tier, as resume reads a
-filter) to the paths it came from: every file byte-identical in content and
+filter) to the paths it came from. A Codex thread in archived_sessions/ is
+unarchived by codex itself: forgectl runs 'codex unarchive ID' in the
+thread's directory (codex found as for archive; missing, exit 2), which
+moves it back under sessions/ by its date. A Claude Code session is
+restored from forgectl's archive: every file byte-identical in content and
 mode, checked against its SHA-256 before it is linked into place. A file
 that exists there again (the session was started or copied back meanwhile)
 is never overwritten: the restore is refused with exit 2, and nothing is
@@ -210,7 +248,7 @@ FLAGS
   --dry-run      print what would be restored, and where; restore nothing
 
 STDOUT
-  the id of each session restored, one a line
+  the id of each session restored (and each Codex thread), one a line
 
 ` + exitcode.Table + `
 `

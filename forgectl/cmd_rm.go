@@ -19,6 +19,7 @@ func rmCommand() *command {
 			empty := fs.Bool("empty", false, "select the sessions with no conversation (hidden_reason empty)")
 			dryRun := fs.Bool("dry-run", false, "list what would move and how many bytes; move nothing")
 			yes := fs.Bool("yes", false, "move several sessions without asking")
+			a.harnessFlag(fs)
 			return func(ctx context.Context, args []string) error {
 				return a.moveRun(ctx, trashKind, args, *older, *empty, *dryRun, *yes)
 			}
@@ -44,10 +45,19 @@ Code's prompt history, is left alone: its lines of a removed session stay
 (claude's own sweep leaves them too).
 
 SELECTION AND FLAGS
-  FILTER..., --older-than DUR, --empty, --dry-run and --yes as for archive.
+  FILTER..., --older-than DUR, --empty, --harness NAME, --dry-run and --yes
+  as for archive.
   A running session is refused with exit 2, naming its pid.
-  Codex threads are not moved yet: a FILTER naming only Codex threads is
-  refused with exit 2.
+
+CODEX THREADS
+  A Codex thread's rollouts (every segment of it, from sessions/ or
+  archived_sessions/) move to the same trash, compressed and verified.
+  Codex's own files are left alone: session_index.jsonl, history.jsonl and
+  its state database, whose row still names the rollouts' paths. So while
+  a thread is in the trash 'codex resume ID' fails ("no rollout found")
+  and Codex's own picker may still show it; 'trash restore' writes the
+  rollouts back to those paths, with their mode and mtime, and codex
+  resumes (or, for an archived one, unarchives) it again. codex is not run.
 
 STDOUT
   the id of each session moved, one a line

@@ -690,6 +690,7 @@
 //	                     match, and the run takes every session they match
 //	  --older-than DUR   sessions last active more than DUR ago: 30d, 2w, 36h
 //	  --empty            sessions with no conversation (hidden_reason empty)
+//	  --harness NAME     only this agent's sessions: claude or codex (repeatable)
 //	  Together, FILTERs and the flags narrow each other.
 //
 //	FLAGS
@@ -701,9 +702,20 @@
 //	A running session is refused with exit 2, naming its pid: exit that claude
 //	first. A session resumed while it is being copied is left in place.
 //
-//	Codex threads are not moved yet: a FILTER that names only Codex threads is
-//	refused with exit 2 (moving a rollout by hand breaks Codex's own resume;
-//	'codex archive ID' archives one, and 'ls --archived' lists it).
+//	CODEX THREADS
+//	  A Codex thread is archived by codex itself: forgectl runs 'codex archive
+//	  ID' in the thread's directory (codex is FORGECTL_CODEX_BIN, else [resume]
+//	  codex_binary_path, else PATH, as for resume), which moves its rollout to
+//	  $CODEX_HOME/archived_sessions/ and marks it archived in Codex's database.
+//	  Nothing of it goes into forgectl's archive: Codex sweeps nothing, and a
+//	  rollout moved there by hand is one the real Codex can neither resume nor
+//	  unarchive. 'ls --archived' lists it, 'codex resume ID' asks to unarchive
+//	  it, and 'forgectl resume unarchive' runs 'codex unarchive ID'. A thread
+//	  Codex holds (its background server keeps one for about a minute after
+//	  the last codex quits) is refused with exit 2, naming the pid. A codex
+//	  that fails is reported with its error line, exit 1; no codex is exit 2.
+//	  --harness claude leaves Codex threads out (of --older-than and --empty
+//	  too); --harness codex, Claude Code's sessions.
 //
 //	FILES
 //	  <config>/resume-archive/<id>/manifest.json   the journal and, per file, its
@@ -717,7 +729,7 @@
 //	  every file 0600)
 //
 //	STDOUT
-//	  the id of each session archived, one a line
+//	  the id of each session archived (and each Codex thread), one a line
 //
 //	EXIT STATUS
 //	  0    done
@@ -736,7 +748,11 @@
 //	  forgectl resume unarchive FILTER... [--keep-mtime] [--dry-run]
 //
 //	Restores each archived session FILTER matches (any tier, as resume reads a
-//	filter) to the paths it came from: every file byte-identical in content and
+//	filter) to the paths it came from. A Codex thread in archived_sessions/ is
+//	unarchived by codex itself: forgectl runs 'codex unarchive ID' in the
+//	thread's directory (codex found as for archive; missing, exit 2), which
+//	moves it back under sessions/ by its date. A Claude Code session is
+//	restored from forgectl's archive: every file byte-identical in content and
 //	mode, checked against its SHA-256 before it is linked into place. A file
 //	that exists there again (the session was started or copied back meanwhile)
 //	is never overwritten: the restore is refused with exit 2, and nothing is
@@ -757,7 +773,7 @@
 //	  --dry-run      print what would be restored, and where; restore nothing
 //
 //	STDOUT
-//	  the id of each session restored, one a line
+//	  the id of each session restored (and each Codex thread), one a line
 //
 //	EXIT STATUS
 //	  0    done
@@ -787,10 +803,19 @@
 //	(claude's own sweep leaves them too).
 //
 //	SELECTION AND FLAGS
-//	  FILTER..., --older-than DUR, --empty, --dry-run and --yes as for archive.
+//	  FILTER..., --older-than DUR, --empty, --harness NAME, --dry-run and --yes
+//	  as for archive.
 //	  A running session is refused with exit 2, naming its pid.
-//	  Codex threads are not moved yet: a FILTER naming only Codex threads is
-//	  refused with exit 2.
+//
+//	CODEX THREADS
+//	  A Codex thread's rollouts (every segment of it, from sessions/ or
+//	  archived_sessions/) move to the same trash, compressed and verified.
+//	  Codex's own files are left alone: session_index.jsonl, history.jsonl and
+//	  its state database, whose row still names the rollouts' paths. So while
+//	  a thread is in the trash 'codex resume ID' fails ("no rollout found")
+//	  and Codex's own picker may still show it; 'trash restore' writes the
+//	  rollouts back to those paths, with their mode and mtime, and codex
+//	  resumes (or, for an archived one, unarchives) it again. codex is not run.
 //
 //	STDOUT
 //	  the id of each session moved, one a line

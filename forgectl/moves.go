@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,10 +20,11 @@ import (
 	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/harness/claude"
-	"forgectl.dev/forgectl/internal/harness/codex"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
+	"forgectl.dev/forgectl/internal/sessions"
+	"forgectl.dev/forgectl/internal/shellword"
 	"forgectl.dev/forgectl/internal/vault"
 	"forgectl.dev/forgectl/internal/when"
 	"forgectl.dev/shared/exitcode"
@@ -337,8 +339,9 @@ type selection struct {
 	empty     bool
 }
 
-// selectSessions resolves a selection against Claude Code's tree (and,
-// with stored, against the archive's rows too, for rm). Each FILTER must
+// selectSessions resolves a selection against every harness's listing
+// (Codex threads included, archived ones too) and, with stored, against
+// forgectl's archive's rows. Each FILTER must
 // match something; together they are a union, and --older-than and
 // --empty narrow it.
 func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, stored bool) ([]*harness.Session, error) {
@@ -347,7 +350,7 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 		a.hintf("pass FILTER (an id, a name, a repo), --older-than DUR or --empty; see 'forgectl resume %s --help'", cmd)
 		return nil, exit(exitcode.Usage)
 	}
-	var all, others []*harness.Session
+	var all []*harness.Session
 	// Named by full ids (a script's form, and the benchmark's), only
 	// those transcripts are listed: the rest of the tree is stat'ed, not
 	// read.
@@ -356,13 +359,9 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 		l.paths = map[string][]string{claude.Name: ps}
 	}
 	_, err := a.list(ctx, l, func(s *harness.Session) error {
-		// The archive and the trash hold Claude Code's sessions; a Codex
-		// thread is never moved by Claude Code's rules.
-		if s.Harness == claude.Name {
-			all = append(all, s)
-		} else {
-			others = append(others, s) // only to say why they are not moved
-		}
+		// Codex threads are selected too: archive and unarchive hand them
+		// to codex itself, rm moves their rollouts (agentmoves.go).
+		all = append(all, s)
 		return nil
 	})
 	if err != nil {
@@ -382,9 +381,6 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 			}
 			hits, _ := m.Hits()
 			if len(hits) == 0 {
-				if err := a.refuseOtherHarness(f, others, cmd); err != nil {
-					return nil, err
-				}
 				a.errorf("no session matches %s", msg.Quoted(f))
 				a.hintf("'forgectl resume ls --all' lists every session; nothing was moved")
 				return nil, exit(exitcode.Failed)
@@ -411,35 +407,6 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 	return out, nil
 }
 
-// refuseOtherHarness refuses, with exit 2, a filter that names no Claude
-// Code session but names a thread of another agent: the archive and the
-// trash do not take Codex threads yet, and a bare move of a rollout
-// breaks Codex's own resume and unarchive (its state database still
-// points at the old path; docs/codex.md). It is nil when f names none.
-func (a *app) refuseOtherHarness(f string, others []*harness.Session, cmd string) error {
-	m := match.New(f, false)
-	for _, s := range others {
-		m.Add(s)
-	}
-	hits, _ := m.Hits()
-	if len(hits) == 0 {
-		return nil
-	}
-	s := hits[0]
-	if len(hits) > 1 {
-		a.errorf("%s matches %d %s threads: forgectl cannot %s %s threads yet", msg.Quoted(f), len(hits), s.Harness, cmd, s.Harness)
-		a.hintf("nothing was moved; 'forgectl resume ls --harness %s' lists them", s.Harness)
-		return exit(exitcode.Refused)
-	}
-	a.errorf("%s matches %s thread %s: forgectl cannot %s %s threads yet", msg.Quoted(f), s.Harness, s.ID, cmd, s.Harness)
-	if cmd == "archive" && s.Harness == codex.Name {
-		a.hintf("run 'codex archive %s' (Codex's own archive, which 'forgectl resume ls --archived' lists); nothing was moved", s.ID)
-	} else {
-		a.hintf("nothing was moved; manage it with %s's own commands", s.Harness)
-	}
-	return exit(exitcode.Refused)
-}
-
 // refuseLive refuses a run that would move a running session: two
 // programs on one transcript corrupt it, and the running one keeps
 // appending to a file that would be gone.
@@ -458,14 +425,32 @@ func (a *app) refuseLive(ss []*harness.Session, cmd string) error {
 	if n == 0 {
 		return nil
 	}
-	a.hintf("exit that claude first, then run '%s' again; nothing was moved", cmd)
+	var agents []string
+	daemon := false
+	for _, s := range ss {
+		if s.Live || a.claimedBy(s.ID) != 0 {
+			if !slices.Contains(agents, s.Harness) {
+				agents = append(agents, s.Harness)
+			}
+			daemon = daemon || s.LiveHolder == "daemon"
+		}
+	}
+	if daemon {
+		// Codex's background server holds a thread for about a minute
+		// after its last client quits (facts/codex.md §5).
+		a.hintf("exit that %s first (its background server lets go of a thread about a minute after the last one quits), then run '%s' again; nothing was moved", strings.Join(agents, " and "), cmd)
+	} else {
+		a.hintf("exit that %s first, then run '%s' again; nothing was moved", strings.Join(agents, " and "), cmd)
+	}
 	return exit(exitcode.Refused)
 }
 
-// planned is one session of a run, with its files.
+// planned is one session of a run, with its files. own: a session its
+// harness archives itself (harness.Archiver), not the store.
 type planned struct {
 	s     *harness.Session
 	files []vault.File
+	own   bool
 }
 
 func (p *planned) bytes() (n int64) {
@@ -477,13 +462,17 @@ func (p *planned) bytes() (n int64) {
 
 // writePlan is --dry-run's answer on stdout: each session, each file that
 // would move with its size, and the total.
-func (a *app) writePlan(verb string, ps []planned) {
+func (a *app) writePlan(verb string, ps []planned, bins map[string]string) {
 	w := bufio.NewWriter(a.stdout)
 	defer w.Flush()
 	var total int64
 	files := 0
 	for _, p := range ps {
 		fmt.Fprintf(w, "would %s %s  %s  (%d files, %s)\n", verb, p.s.ID, render.Title(p.s), len(p.files), humanBytes(p.bytes()))
+		if p.own {
+			ar, _ := a.archiverOf(p.s)
+			fmt.Fprintf(w, "  by running: %s  (in %s; %s moves it to %s)\n", shellword.Join(a.ownArgv(bins[p.s.Harness], p.s, false)), a.ownDir(p.s), p.s.Harness, ar.ArchiveDir())
+		}
 		for _, f := range p.files {
 			if f.Type == "dir" {
 				fmt.Fprintf(w, "  %s/\n", f.Path)
@@ -585,7 +574,7 @@ func (a *app) moveInto(ctx context.Context, st *vault.Store, ps []planned, verb 
 }
 
 func (a *app) moveOne(st *vault.Store, p planned) error {
-	if archived := a.store(archiveKind); st.Kind == trashKind && p.s.HiddenReason == archivedReason {
+	if archived := a.store(archiveKind); st.Kind == trashKind && a.inStore(p.s) {
 		return archived.Move(p.s.ID, st) // already stored whole: one rename
 	}
 	m := &vault.Manifest{SessionID: p.s.ID, Harness: p.s.Harness, Files: p.files, Row: rowJSON(p.s)}
@@ -593,7 +582,7 @@ func (a *app) moveOne(st *vault.Store, p planned) error {
 		// The listing is as old as the listing: the session may have been
 		// resumed while its files were copied.
 		s := *p.s
-		if gone := a.harnessNamed(claude.Name).Refresh(&s); gone {
+		if gone := a.harnessOf(&s).Refresh(&s); gone {
 			return fmt.Errorf("session %s: its transcript went away while it was being moved", s.ID)
 		}
 		if s.Live {
@@ -619,6 +608,8 @@ func (a *app) moveFailed(st *vault.Store, s *harness.Session, err error) {
 	a.errorf("%v", err)
 	var le *liveError
 	switch {
+	case errors.As(err, &le) && s.LiveHolder != "" || errors.As(err, &le) && s.Harness != claude.Name:
+		a.hintf("quit that %s, then run this again once it lets go of the thread", s.Harness)
 	case errors.As(err, &le):
 		a.hintf("exit that claude first, then run this again")
 	case errors.Is(err, unix.ENOSPC):
@@ -634,11 +625,31 @@ func (a *app) moveFailed(st *vault.Store, s *harness.Session, err error) {
 	}
 }
 
-// plan collects the files of each session.
-func (a *app) planMoves(ss []*harness.Session) ([]planned, error) {
+// inStore says a selected row is a session in forgectl's archive: one
+// whose hidden_reason is "archived" comes from there (Claude's own mark is
+// "archived-in-claude"), unless its harness archives its own (a Codex
+// thread in archived_sessions/).
+func (a *app) inStore(s *harness.Session) bool {
+	return s.HiddenReason == archivedReason && !a.selfArchived(s)
+}
+
+// plan collects the files of each session. Those of a harness that
+// archives its own sessions are its session files (a Codex thread's
+// rollouts); for an archive they are only listed, its program moves them.
+func (a *app) planMoves(ss []*harness.Session, kind string) ([]planned, error) {
 	ps := make([]planned, 0, len(ss))
 	for _, s := range ss {
-		if s.HiddenReason == archivedReason {
+		if _, own := a.archiverOf(s); own {
+			files, err := vault.Collect(ownRoots(s))
+			if err != nil {
+				a.errorf("%s thread %s: %v", s.Harness, s.ID, err)
+				a.hintf("'forgectl resume ls --all %s' lists it again; nothing was moved", s.ID)
+				return nil, exit(exitcode.Failed)
+			}
+			ps = append(ps, planned{s: s, files: files, own: kind == archiveKind})
+			continue
+		}
+		if a.inStore(s) {
 			m, err := a.store(archiveKind).Manifest(s.ID)
 			if err != nil {
 				a.storeProblem(a.store(archiveKind), err)
@@ -674,6 +685,14 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 		defer l.Unlock()
 	}
 	rows := a.storedSessions(st, nil)
+	if st.Kind == archiveKind {
+		// Codex's archived threads are unarchived by codex itself.
+		threads, err := a.selfArchivedRows(ctx)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, threads...)
+	}
 	var picked []*harness.Session
 	seen := map[string]bool{}
 	for _, f := range filters {
@@ -688,6 +707,12 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 			a.notef("session %s is not in the %s: it is in Claude Code's tree", strings.TrimSpace(f), st.Kind)
 			continue
 		}
+		if len(hits) == 0 && isFullID(strings.TrimSpace(f)) {
+			if h, at := a.ownSessionAt(ctx, strings.ToLower(strings.TrimSpace(f))); at != "" {
+				a.notef("%s thread %s is not in the %s: it is at %s", h, strings.TrimSpace(f), st.Kind, at)
+				continue
+			}
+		}
 		if len(hits) == 0 {
 			a.errorf("no session in the %s matches %s", st.Kind, msg.Quoted(f))
 			a.hintf("'%s' lists what it holds", cmd)
@@ -700,15 +725,34 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 			}
 		}
 	}
+	var own []*harness.Session
+	for _, s := range picked {
+		if a.selfArchived(s) {
+			own = append(own, s)
+		}
+	}
+	bins, err := a.archiverBinaries(own)
+	if err != nil {
+		return err
+	}
 	if dryRun {
 		w := bufio.NewWriter(a.stdout)
 		for _, s := range picked {
+			if a.selfArchived(s) {
+				fmt.Fprintf(w, "would unarchive %s  %s  by running: %s  (in %s)\n", s.ID, render.Title(s), shellword.Join(a.ownArgv(bins[s.Harness], s, true)), a.ownDir(s))
+				continue
+			}
 			fmt.Fprintf(w, "would restore %s  %s  to %s\n", s.ID, render.Title(s), s.Transcript)
 		}
 		return w.Flush()
 	}
 	code := 0
+	var threads []*harness.Session
 	for _, s := range picked {
+		if a.selfArchived(s) {
+			threads = append(threads, s)
+			continue
+		}
 		if err := a.restoreOne(st, s.ID, keepMtime); err != nil {
 			code = max(code, a.restoreFailed(st, s.ID, err))
 			continue
@@ -718,10 +762,49 @@ func (a *app) restoreFrom(ctx context.Context, st *vault.Store, filters []string
 	if err := st.WriteIndex(); err != nil {
 		a.warnf("cannot write %s's index: %v", st.Kind, err)
 	}
+	err = nil
 	if code != 0 {
-		return exit(code)
+		err = exit(code)
 	}
-	return nil
+	if len(threads) > 0 {
+		err = worse(err, a.archiveOwn(ctx, bins, threads, true))
+	}
+	return err
+}
+
+// ownSessionAt is the harness and newest file of session id when a
+// harness that archives its own sessions has it there to resume (not
+// archived), else "", "".
+func (a *app) ownSessionAt(ctx context.Context, id string) (name, at string) {
+	own := a.archivers()
+	if len(own) == 0 {
+		return "", ""
+	}
+	a.list(ctx, listing{w: io.Discard, harnesses: own}, func(s *harness.Session) error {
+		if s.ID == id && s.HiddenReason != archivedReason {
+			name, at = s.Harness, s.Transcript
+		}
+		return nil
+	})
+	return name, at
+}
+
+// selfArchivedRows are the sessions their own harness archived (Codex's
+// archived_sessions/), as listed.
+func (a *app) selfArchivedRows(ctx context.Context) ([]*harness.Session, error) {
+	own := a.archivers()
+	if len(own) == 0 {
+		return nil, nil
+	}
+	var out []*harness.Session
+	_, err := a.list(ctx, listing{w: a.stderr, harnesses: own}, func(s *harness.Session) error {
+		if s.HiddenReason == archivedReason {
+			c := *s
+			out = append(out, &c)
+		}
+		return nil
+	})
+	return out, err
 }
 
 func (a *app) restoreOne(st *vault.Store, id string, keepMtime bool) error {
@@ -1003,6 +1086,24 @@ func storedCompletion(kind string) func(a *app, cur string) []candidate {
 				}
 			}
 			out = append(out, candidate{value: e.ID, desc: desc})
+		}
+		for _, name := range a.archivers() {
+			if kind != archiveKind {
+				break
+			}
+			// unarchive takes the threads in Codex's archived_sessions/
+			// too, from the listing's index (none before a first listing).
+			h := a.harnessNamed(name)
+			sessions.Indexed(sessions.Options{Harness: h, IndexPath: a.indexPath(h), Home: a.home}, func(s *harness.Session) {
+				if s.HiddenReason != archivedReason || !strings.HasPrefix(s.ID, cur) {
+					return
+				}
+				desc := s.Repo
+				if s.Name != "" && !render.HasControl(s.Name) {
+					desc += ": " + s.Name
+				}
+				out = append(out, candidate{value: s.ID, desc: desc})
+			})
 		}
 		return out
 	}

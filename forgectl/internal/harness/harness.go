@@ -123,7 +123,7 @@ type About struct {
 	ByHand string
 }
 
-// As is h as the optional interface T (Renamer, Binary), looking through
+// As is h as the optional interface T (Renamer, Binary, Archiver), looking through
 // WalkOnce; ok is false for a harness that does not have it.
 func As[T any](h Harness) (t T, ok bool) {
 	if w, isWalk := h.(*walkOnce); isWalk {
@@ -202,4 +202,22 @@ type Binary interface {
 	// Binary finds the program a resume runs (an error says why none can
 	// be used, with a config.BinaryError's hint).
 	Binary(getenv func(string) string, cfg *config.Config, lookPath func(string) (string, error)) (string, error)
+}
+
+// Archiver is a harness that archives its sessions itself, in its own
+// layout, with its own program (found by Binary): forgectl's archive and
+// unarchive run that program instead of moving the files into forgectl's
+// archive. Codex is one: a rollout moved into archived_sessions/ by hand is
+// a thread it can neither resume nor unarchive (its state database keeps
+// the old path), so `codex archive ID` does it. rm still moves such a
+// harness's files (the session's Transcript, or all its Segments) into
+// forgectl's trash, and trash restore writes them back where they were.
+type Archiver interface {
+	Binary
+	// ArchiveArgs are the program's arguments that archive s, or with
+	// undo put an archived s back.
+	ArchiveArgs(s *Session, undo bool) []string
+	// ArchiveDir is where the harness keeps its archived sessions, for a
+	// dry run to name.
+	ArchiveDir() string
 }

@@ -14,9 +14,9 @@ import (
 // TestCodexHandArchiveBreaksResume: moving a rollout into
 // archived_sessions/ by hand, as `codex archive` moves it but without the
 // state database's mark, leaves a thread 0.171.0 can neither resume nor
-// unarchive (asserted as observed). So a Codex
-// archive in forgectl must go through Codex (or its database), never a
-// bare move.
+// unarchive (asserted as observed). So forgectl's archive of a Codex
+// thread runs `codex archive` (TestCodexArchiveByForgectl), never a bare
+// move.
 func TestCodexHandArchiveBreaksResume(t *testing.T) {
 	h := newHome(t, theSuite.current)
 	repo := h.repo("arch")

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"forgectl.dev/tools/contract/tmuxrig"
 )
@@ -312,6 +313,48 @@ func checkForgectlRewind(h *home, id, first, last, cwd, segment string) {
 		t.Errorf("search for the replacement's word found %v, want %s once", ids, id)
 	}
 	checkResumeInPlace(h, id, cwd, last, segment)
+	h.stopDaemon()
+	checkArchiveRewound(h, id)
+}
+
+// checkArchiveRewound: forgectl's archive of a thread of two segments runs
+// codex archive, and what codex does with the older segment is recorded
+// (FACT); forgectl lists the thread once, archived, and its unarchive puts
+// every file back where it was.
+func checkArchiveRewound(h *home, id string) {
+	t := h.t
+	t.Helper()
+	for _, pid := range h.lockHolders(id) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		t.Logf("the rewound thread is still held by pid %d (%q; daemon %d): waiting for it to let go", pid, strings.ReplaceAll(string(b), "\x00", " "), h.daemonPid())
+	}
+	h.waitUnlocked(id, 2*time.Minute, "before the archive")
+	live, _ := h.files()
+	if out, errOut, code := h.forgectl("resume", "archive", id); code != 0 || strings.TrimSpace(out) != id {
+		t.Errorf("archive of the rewound thread: exit %d %s%s", code, out, errOut)
+		return
+	}
+	after, archived := h.files()
+	t.Logf("FACT: codex archive of a thread of %d segments left sessions/ %d file(s) and moved %d to archived_sessions/", len(live), len(after), len(archived))
+	n := 0
+	for _, r := range h.lsRows("--all") {
+		if r.id() == id {
+			n++
+			if r.HiddenReason != "archived" {
+				t.Errorf("the archived rewound thread is listed as %+v", r)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("ls --all lists the archived rewound thread %d times, want once", n)
+	}
+	if out, errOut, code := h.forgectl("resume", "unarchive", id); code != 0 || strings.TrimSpace(out) != id {
+		t.Errorf("unarchive of the rewound thread: exit %d %s%s", code, out, errOut)
+	}
+	if back, arch := h.files(); !slices.Equal(back, live) || len(arch) != 0 {
+		t.Errorf("after unarchive: sessions/ %v, archived_sessions/ %v; want %v", back, arch, live)
+	}
+	h.stopDaemon()
 }
 
 // checkForgectlArchived: hidden as archived; ls --archived lists it alone.
