@@ -18,10 +18,6 @@ func TestHarnessImports(t *testing.T) {
 	banned := []string{"forgectl.dev/forgectl/internal/harness/claude", "forgectl.dev/forgectl/internal/harness/codex"}
 	allowed := map[string]bool{
 		"harnesses.go": true, // the roster
-		// forgectl's archive and trash still name Claude Code, whose tree
-		// they move files out of (a Codex thread goes through
-		// harness.Archiver, agentmoves.go).
-		"moves.go": true,
 	}
 	files, _ := filepath.Glob("*.go")
 	err := filepath.WalkDir("internal", func(p string, d os.DirEntry, err error) error {

@@ -19,7 +19,6 @@ import (
 
 	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/forgectl/internal/harness"
-	"forgectl.dev/forgectl/internal/harness/claude"
 	"forgectl.dev/forgectl/internal/match"
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/search"
@@ -250,7 +249,7 @@ func sortNewest(ss []*harness.Session) {
 // stored row whose session is back there (a restore, or a move killed
 // before its originals went) is not listed twice.
 func (a *app) walkedIDs(ctx context.Context) map[string]bool {
-	files, _, err := a.harnessNamed(claude.Name).Walk(ctx)
+	files, _, err := a.primary().Walk(ctx)
 	if err != nil {
 		return nil
 	}
@@ -263,7 +262,7 @@ func (a *app) walkedIDs(ctx context.Context) map[string]bool {
 
 // archivedRows are the archive's rows not also in Claude Code's tree.
 func (a *app) archivedRows(ctx context.Context, want func(id string) bool, active when.Window) []*harness.Session {
-	if !slices.Contains(a.harnessNames(), claude.Name) {
+	if !slices.Contains(a.harnessNames(), a.primary().Name()) {
 		return nil // the archive holds Claude Code's sessions; --harness left it out
 	}
 	st := a.store(archiveKind)
@@ -305,7 +304,7 @@ func (a *app) archivedSessions(ctx context.Context, verbose bool, active when.Wi
 	rows := a.archivedRows(ctx, nil, active)
 	var others []string
 	for _, n := range a.harnessNames() {
-		if n != claude.Name {
+		if n != a.primary().Name() {
 			others = append(others, n)
 		}
 	}
@@ -356,7 +355,7 @@ func (a *app) selectSessions(ctx context.Context, sel selection, cmd string, sto
 	// read.
 	l := listing{w: a.stderr, countTasks: true}
 	if ps := a.pathsOfIDs(ctx, sel); ps != nil {
-		l.paths = map[string][]string{claude.Name: ps}
+		l.paths = map[string][]string{a.primary().Name(): ps}
 	}
 	_, err := a.list(ctx, l, func(s *harness.Session) error {
 		// Codex threads are selected too: archive and unarchive hand them
@@ -608,7 +607,7 @@ func (a *app) moveFailed(st *vault.Store, s *harness.Session, err error) {
 	a.errorf("%v", err)
 	var le *liveError
 	switch {
-	case errors.As(err, &le) && s.LiveHolder != "" || errors.As(err, &le) && s.Harness != claude.Name:
+	case errors.As(err, &le) && s.LiveHolder != "" || errors.As(err, &le) && s.Harness != a.primary().Name():
 		a.hintf("quit that %s, then run this again once it lets go of the thread", s.Harness)
 	case errors.As(err, &le):
 		a.hintf("exit that claude first, then run this again")
@@ -906,7 +905,7 @@ func (a *app) restoreForResume(ctx context.Context, s *harness.Session) (*harnes
 		a.notef("restored session %s from the archive", s.ID)
 	}
 	var back *harness.Session
-	_, err = a.list(ctx, listing{w: a.stderr, countTasks: true, paths: map[string][]string{claude.Name: {s.Transcript}}}, func(r *harness.Session) error {
+	_, err = a.list(ctx, listing{w: a.stderr, countTasks: true, paths: map[string][]string{a.primary().Name(): {s.Transcript}}}, func(r *harness.Session) error {
 		if r.ID == s.ID {
 			back = r
 		}
@@ -1027,7 +1026,7 @@ func (a *app) pathsOfIDs(ctx context.Context, sel selection) []string {
 		}
 		want[strings.ToLower(f)+".jsonl"] = true
 	}
-	files, _, err := a.harnessNamed(claude.Name).Walk(ctx)
+	files, _, err := a.primary().Walk(ctx)
 	if err != nil {
 		return nil
 	}
