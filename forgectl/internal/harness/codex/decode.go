@@ -7,7 +7,8 @@ import (
 	"forgectl.dev/shared/jsonl"
 )
 
-// The listing reads a few members of a rollout line's payload. It walks
+// The listing reads a few members of a rollout line's payload (and of the
+// lines of history.jsonl and session_index.jsonl). It walks
 // the line to them (jsonl.Members) instead of decoding it with
 // encoding/json, which validates the whole line, then decodes it by
 // reflection, and cost a cold listing more CPU than the rest of the Codex
@@ -195,6 +196,36 @@ func decodeMeta(line []byte) (m metaPayload, ok bool) {
 	return m, ok
 }
 
+// decodeHistory is a history.jsonl line's thread and time.
+func decodeHistory(line []byte) (id string, ts int64, ok bool) {
+	w := walker{b: line}
+	ok = w.line(func(key []byte, v int) int {
+		switch member(key, []string{"session_id", "ts"}) {
+		case 0:
+			return w.str(v, &id)
+		case 1:
+			return w.int(v, &ts)
+		}
+		return w.skip(v)
+	})
+	return id, ts, ok
+}
+
+// decodeName is a session_index.jsonl line's thread and name.
+func decodeName(line []byte) (id, name string, ok bool) {
+	w := walker{b: line}
+	ok = w.line(func(key []byte, v int) int {
+		switch member(key, []string{"id", "thread_name"}) {
+		case 0:
+			return w.str(v, &id)
+		case 1:
+			return w.str(v, &name)
+		}
+		return w.skip(v)
+	})
+	return id, name, ok
+}
+
 // member is the index of the name key matches, as encoding/json matches
 // a key to a struct field, or -1.
 func member(key []byte, names []string) int {
@@ -222,15 +253,21 @@ type walker struct {
 // payload walks the line's payload member's object, fn decoding each of
 // its members, and says whether encoding/json would take the line.
 func (w *walker) payload(fn func(key []byte, v int) int) bool {
-	if !jsonl.Valid(w.b) {
-		return false
-	}
-	w.members(jsonl.SkipSpace(w.b, 0), func(key []byte, v int) int {
+	return w.line(func(key []byte, v int) int {
 		if member(key, []string{"payload"}) == 0 {
 			return w.members(v, fn)
 		}
 		return w.skip(v)
 	})
+}
+
+// line walks the line's object, fn decoding each of its members, and says
+// whether encoding/json would take the line.
+func (w *walker) line(fn func(key []byte, v int) int) bool {
+	if !jsonl.Valid(w.b) {
+		return false
+	}
+	w.members(jsonl.SkipSpace(w.b, 0), fn)
 	return !w.bad
 }
 

@@ -145,6 +145,24 @@ func oracleMeta(line []byte) (metaPayload, bool) {
 	return m, true
 }
 
+func oracleHistory(line []byte) (string, int64, bool) {
+	var e struct {
+		ID string `json:"session_id"`
+		Ts int64  `json:"ts"`
+	}
+	err := json.Unmarshal(line, &e)
+	return e.ID, e.Ts, err == nil
+}
+
+func oracleName(line []byte) (string, string, bool) {
+	var e struct {
+		ID   string `json:"id"`
+		Name string `json:"thread_name"`
+	}
+	err := json.Unmarshal(line, &e)
+	return e.ID, e.Name, err == nil
+}
+
 // sameDecoding checks each walk against its oracle on one line.
 func sameDecoding(t *testing.T, line []byte) {
 	t.Helper()
@@ -181,6 +199,16 @@ func sameDecoding(t *testing.T, line []byte) {
 			got.Source, want.Source = nil, nil
 		}
 		check("meta", got, ok, want, wok)
+	}
+	{
+		id, ts, ok := decodeHistory(line)
+		wid, wts, wok := oracleHistory(line)
+		check("history", [2]any{id, ts}, ok, [2]any{wid, wts}, wok)
+	}
+	{
+		id, name, ok := decodeName(line)
+		wid, wname, wok := oracleName(line)
+		check("name", [2]string{id, name}, ok, [2]string{wid, wname}, wok)
 	}
 	if got, want := jsonl.Valid(line), json.Valid(line); got != want {
 		t.Errorf("Valid(%.300q) = %v, json.Valid %v", line, got, want)
@@ -271,6 +299,9 @@ func fixtureLines(t testing.TB) [][]byte {
 		codextest.Tool(t0, 3, "ls", "out", "thinking"), codextest.TurnContext(t0, 4, "/w"),
 		codextest.ThreadNameEvent(t0, 5, "name"), codextest.TokenCount(t0, 6, 100, 50, 10, 1000),
 		codextest.TokenCountNull(t0, 7), codextest.ResponseUser(t0, 8, "typed"),
+		codextest.IndexLine(idTUI, "a name", t0), codextest.HistoryLine(idTUI, t0, "typed"),
+		[]byte(`{"session_id":"s","ts":1.5}` + "\n" + `{"session_id":"s","ts":null,"SESSION_ID":"t","Ts":-9223372036854775808}` + "\n"),
+		[]byte(`{"id":"s","thread_name":7}` + "\n" + `{"ID":"s","Thread_Name":"n","id":null}` + "\n"),
 	}, nil)
 	lines = append(lines, bytes.Split(generated, []byte("\n"))...)
 	for _, l := range edgeLines {
