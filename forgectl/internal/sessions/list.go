@@ -103,8 +103,10 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	var auxChanged bool
 	var joinProblems []error
 	var wg sync.WaitGroup
+	opened := make(chan struct{}) // ix is set
 	wg.Go(func() {
 		ix, ixErr = openIndex(opt.IndexPath, formatOf(opt.Harness))
+		close(opened)
 		auxChanged, auxErr = l.ReadAux(ix)
 	})
 	wg.Go(func() { joinProblems = l.Join() })
@@ -117,8 +119,8 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 		files, problems, err = opt.Harness.Walk(ctx)
 	}
 	harness.SortNewestFirst(files)
-	wg.Wait()
 	if err != nil {
+		wg.Wait()
 		return st, err
 	}
 	// Every file on disk is named to the lister, so that a parent outside
@@ -139,6 +141,10 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	// is still the thread's.
 	var bounds []int
 	if g, ok := l.(harness.Grouper); ok {
+		// Grouping needs the index but not the aux files, which are read
+		// meanwhile: a cold listing of 5,000 Codex threads reads every
+		// segment's first line here, and its first row waits for both.
+		<-opened
 		files, bounds = group(g, files, ix)
 		if !opt.Active.Open() {
 			files, bounds = activeGroups(files, bounds, opt.Active)
@@ -148,6 +154,7 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 		files = active(files, opt.Active)
 		readOnly = true
 	}
+	wg.Wait()
 	l.Begin(known)
 	st.Problems = append(st.Problems, problems...)
 	st.Problems = append(st.Problems, joinProblems...)
