@@ -70,3 +70,16 @@ func BenchmarkValidEncodingJSON(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkValidPlain is a session_meta line as the bench home's are: a
+// system prompt with no escapes.
+func BenchmarkValidPlain(b *testing.B) {
+	line := []byte(`{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x","base_instructions":{"text":"` +
+		strings.Repeat(`You are Codex. `, 1500) + `"},"cwd":"/w"}}`)
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		if !Valid(line) {
+			b.Fatal("invalid")
+		}
+	}
+}
