@@ -144,7 +144,8 @@ type Grouper interface {
 	// their first file, and keeps each group's files in the order given.
 	// stored(k) is what the last listing's index holds for files[k], so
 	// that a file whose record still names its session is not opened.
-	// Group runs before Begin and the first Row.
+	// Group runs before Begin and the first Row, and while ReadAux and
+	// Join may still be running: it must not touch what they fill.
 	Group(files []File, stored func(k int) Stored) [][]int
 	// RowGroup is Row for the files of one session, with their paths and
 	// stored records: one Row per file, in that order, the session's row

@@ -56,7 +56,18 @@ type Options struct {
 	// on the walk's mtimes, so the others are never opened. A narrowed
 	// listing reads the index but does not write it, as with Paths.
 	Active when.Window
+	// Hold, while open, keeps the listing's reads within holdLead rows
+	// of the row it hands on next, not window: ListAll holds every
+	// listing until each has handed on its first session, so that one
+	// that has its first row already does not take the CPU from one
+	// still looking for its own (Codex reads every segment's first line
+	// before its first row).
+	Hold <-chan struct{}
 }
+
+// holdLead is how far ahead a held listing reads: the first screen of a
+// picker, and the rows the merge takes next.
+const holdLead = 64
 
 // Stats is what a listing did besides handing on sessions.
 type Stats struct {
@@ -103,8 +114,10 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	var auxChanged bool
 	var joinProblems []error
 	var wg sync.WaitGroup
+	opened := make(chan struct{}) // ix is set
 	wg.Go(func() {
 		ix, ixErr = openIndex(opt.IndexPath, formatOf(opt.Harness))
+		close(opened)
 		auxChanged, auxErr = l.ReadAux(ix)
 	})
 	wg.Go(func() { joinProblems = l.Join() })
@@ -117,8 +130,8 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 		files, problems, err = opt.Harness.Walk(ctx)
 	}
 	harness.SortNewestFirst(files)
-	wg.Wait()
 	if err != nil {
+		wg.Wait()
 		return st, err
 	}
 	// Every file on disk is named to the lister, so that a parent outside
@@ -139,6 +152,10 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 	// is still the thread's.
 	var bounds []int
 	if g, ok := l.(harness.Grouper); ok {
+		// Grouping needs the index but not the aux files, which are read
+		// meanwhile: a cold listing of 5,000 Codex threads reads every
+		// segment's first line here, and its first row waits for both.
+		<-opened
 		files, bounds = group(g, files, ix)
 		if !opt.Active.Open() {
 			files, bounds = activeGroups(files, bounds, opt.Active)
@@ -148,6 +165,7 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 		files = active(files, opt.Active)
 		readOnly = true
 	}
+	wg.Wait()
 	l.Begin(known)
 	st.Problems = append(st.Problems, problems...)
 	st.Problems = append(st.Problems, joinProblems...)
@@ -159,7 +177,17 @@ func List(parent context.Context, opt Options, emit func(*harness.Session) error
 
 	r := &rows{l: l, ix: ix, name: opt.Harness.Name(), repos: &repoCache{home: opt.Home, names: map[string]repoInfo{}}}
 	slots := make([]slot, len(files))
-	p := newPipe(len(files))
+	p := newPipe(len(files), window)
+	if opt.Hold != nil {
+		p = newPipe(len(files), holdLead)
+		go func() {
+			select {
+			case <-opt.Hold:
+				p.widen(window)
+			case <-ctx.Done():
+			}
+		}()
+	}
 	scanners := sync.Pool{New: func() any {
 		sc := jsonl.NewScanner(nil, 0)
 		sc.Done = ctx.Done() // a first Ctrl-C leaves a huge transcript at once
@@ -489,20 +517,22 @@ func (s *indexSave) abandon() {
 }
 
 // pipe hands the workers' rows to the consumer in order, and keeps the
-// workers at most window rows ahead of it.
+// workers at most span rows ahead of it.
 type pipe struct {
 	mu          sync.Mutex
 	ready, room sync.Cond
 	done        []bool
 	waiting     int // the slot the consumer waits for
+	at          int // the slot the consumer waited for last
+	span        int
 	limit       int // workers may start slots below it
 	stopped     bool
 	closed      bool
 	finished    chan struct{}
 }
 
-func newPipe(n int) *pipe {
-	p := &pipe{done: make([]bool, n), limit: window, waiting: -1, finished: make(chan struct{})}
+func newPipe(n, span int) *pipe {
+	p := &pipe{done: make([]bool, n), span: span, limit: span, waiting: -1, finished: make(chan struct{})}
 	p.ready.L, p.room.L = &p.mu, &p.mu
 	return p
 }
@@ -539,16 +569,25 @@ func (p *pipe) close() {
 func (p *pipe) await(k int) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if k+window/2 > p.limit {
-		p.limit = k + window
+	if k+p.span/2 > p.limit {
+		p.limit = k + p.span
 		p.room.Broadcast()
 	}
-	p.waiting = k
+	p.waiting, p.at = k, k
 	for !p.done[k] && !p.closed {
 		p.ready.Wait()
 	}
 	p.waiting = -1
 	return p.done[k]
+}
+
+// widen lets the workers go span rows ahead from now on.
+func (p *pipe) widen(span int) {
+	p.mu.Lock()
+	p.span = span
+	p.limit = max(p.limit, p.at+span)
+	p.room.Broadcast()
+	p.mu.Unlock()
 }
 
 // stop lets waiting workers go.

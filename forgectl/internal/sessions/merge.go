@@ -12,7 +12,9 @@ import (
 // options (its own index), their sessions merged newest first by last
 // activity, which is the order each listing hands them on in. The
 // listings run concurrently; each holds at most one session the merge has
-// not taken. Stats add up; the first error ends every listing.
+// not taken, and until every listing has its first session each reads
+// little past its own (Options.Hold). Stats add up; the first error ends
+// every listing.
 func ListAll(parent context.Context, opts []Options, emit func(*harness.Session) error) (Stats, error) {
 	if len(opts) == 1 {
 		return List(parent, opts[0], emit)
@@ -27,13 +29,16 @@ func ListAll(parent context.Context, opts []Options, emit func(*harness.Session)
 	}
 	streams := make([]*stream, len(opts))
 	stop := make(chan struct{})
+	hold := make(chan struct{}) // closed once every listing's first session is in
 	var wg sync.WaitGroup
 	for i := range opts {
 		s := &stream{ch: make(chan *harness.Session)}
 		streams[i] = s
+		opt := opts[i]
+		opt.Hold = hold
 		wg.Go(func() {
 			defer close(s.ch)
-			s.st, s.err = List(ctx, opts[i], func(x *harness.Session) error {
+			s.st, s.err = List(ctx, opt, func(x *harness.Session) error {
 				select {
 				case s.ch <- x:
 					return nil
@@ -47,6 +52,7 @@ func ListAll(parent context.Context, opts []Options, emit func(*harness.Session)
 	for _, s := range streams {
 		s.head = <-s.ch
 	}
+	close(hold)
 	for emitErr == nil {
 		var next *stream
 		for _, s := range streams {

@@ -99,3 +99,47 @@ func TestListErrors(t *testing.T) {
 		t.Fatalf("cancelled: %v after %d rows", err, n)
 	}
 }
+
+// A held pipe (Options.Hold) lets its workers no further than its span
+// ahead of the consumer, which stops consuming as ListAll's merge does
+// while it waits for another listing; widened, they go on.
+func TestPipeHoldsThenWidens(t *testing.T) {
+	p := newPipe(200, 4)
+	entered := make(chan int, 200)
+	go func() {
+		for k := range 200 {
+			if !p.enter(k) {
+				return
+			}
+			entered <- k
+			p.finish(k)
+		}
+	}()
+	settled := func(want int) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for len(entered) < want {
+			select {
+			case <-deadline:
+				t.Fatalf("%d slots entered, want %d", len(entered), want)
+			case <-time.After(time.Millisecond):
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+		if n := len(entered); n != want {
+			t.Fatalf("%d slots entered, want %d", n, want)
+		}
+	}
+	if !p.await(0) {
+		t.Fatal("slot 0 never came")
+	}
+	settled(4) // the consumer took one row and waits: 4 ahead of it
+	p.widen(64)
+	settled(64)
+	for k := 1; k < 200; k++ {
+		if !p.await(k) {
+			t.Fatalf("slot %d never came", k)
+		}
+	}
+	p.stop()
+}

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -36,16 +35,13 @@ type foldRule struct {
 
 // historyRule: the newest prompt time (Unix seconds) per thread.
 var historyRule = foldRule{prefix: "h", line: func(line []byte) (string, string, bool) {
-	var e struct {
-		ID string `json:"session_id"`
-		Ts int64  `json:"ts"`
-	}
-	if json.Unmarshal(line, &e) != nil || e.ID == "" {
+	id, ts, ok := decodeHistory(line)
+	if !ok || id == "" {
 		return "", "", false
 	}
 	var b binrec.Encoder
-	b.Int(e.Ts)
-	return e.ID, string(b.B), true
+	b.Int(ts)
+	return id, string(b.B), true
 }, merge: func(old, v string) string {
 	if a, _ := decodeTs(old); a > mustTs(v) {
 		return old
@@ -59,14 +55,11 @@ var namesRule = foldRule{prefix: "n", line: func(line []byte) (string, string, b
 	if !bytes.Contains(line, []byte(`"thread_name"`)) {
 		return "", "", false
 	}
-	var e struct {
-		ID   string `json:"id"`
-		Name string `json:"thread_name"`
-	}
-	if json.Unmarshal(line, &e) != nil || e.ID == "" || strings.TrimSpace(e.Name) == "" {
+	id, name, ok := decodeName(line)
+	if !ok || id == "" || strings.TrimSpace(name) == "" {
 		return "", "", false
 	}
-	return e.ID, e.Name, true
+	return id, name, true
 }, merge: func(_, v string) string { return v }}
 
 func mustTs(p string) int64 { ts, _ := decodeTs(p); return ts }

@@ -58,7 +58,13 @@ func (h *Harness) openRollout(path string) *parentFile {
 	if err != nil {
 		return nil
 	}
-	return &parentFile{sc: jsonl.NewScanner(r, 0), close: done}
+	sc, _ := h.parents.Get().(*jsonl.Scanner)
+	if sc == nil {
+		sc = jsonl.NewScanner(r, 0)
+	} else {
+		sc.Reset(r, 0)
+	}
+	return &parentFile{sc: sc, close: func() { done(); sc.Reset(nil, 0); h.parents.Put(sc) }}
 }
 
 // findRollout looks for the file in the folders, whose names (sorted)

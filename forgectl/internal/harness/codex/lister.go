@@ -141,7 +141,13 @@ func (h *Harness) readHead(path string) (*head, error) {
 		return nil, err
 	}
 	defer done()
-	br := bufio.NewReaderSize(r, 32<<10)
+	br, _ := h.heads.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReaderSize(r, 32<<10)
+	} else {
+		br.Reset(r)
+	}
+	defer func() { br.Reset(nil); h.heads.Put(br) }() // line is read before it goes back
 	line, err := br.ReadSlice('\n')
 	for errors.Is(err, bufio.ErrBufferFull) {
 		var more []byte

@@ -269,30 +269,11 @@ func millis(ts []byte) int64 {
 	return t.UnixMilli()
 }
 
-type metaPayload struct {
-	ID           string          `json:"id"`
-	Timestamp    string          `json:"timestamp"`
-	Cwd          string          `json:"cwd"`
-	Originator   string          `json:"originator"`
-	CLIVersion   string          `json:"cli_version"`
-	Source       json.RawMessage `json:"source"`
-	ThreadSource string          `json:"thread_source"`
-	ForkedFromID string          `json:"forked_from_id"`
-	ParentThread string          `json:"parent_thread_id"`
-	HistoryMode  string          `json:"history_mode"`
-	HistoryBase  *struct {
-		ThreadID string `json:"thread_id"`
-	} `json:"history_base"`
-	Git *struct {
-		Branch string `json:"branch"`
-	} `json:"git"`
-}
-
 // line folds one rollout line into the record.
 func (g *segment) line(line []byte) {
 	typ, ts, payload := envelope(line)
 	if typ == "" {
-		if len(bytes.TrimSpace(line)) > 0 && !json.Valid(line) {
+		if len(bytes.TrimSpace(line)) > 0 && !jsonl.Valid(line) {
 			g.Broken++
 		}
 		return
@@ -326,8 +307,6 @@ func (g *segment) line(line []byte) {
 	// row shows.
 }
 
-func (g *segment) meta(line []byte) { g.metaFrom(line, true) }
-
 // decoded is line for a new segment's first line, which hd says meta
 // made of it.
 func (g *segment) decoded(line []byte, hd *head) {
@@ -340,21 +319,14 @@ func (g *segment) decoded(line []byte, hd *head) {
 	}
 }
 
-// metaFrom is meta, decoding the line without its system prompt when
-// slim (the test compares the two).
-func (g *segment) metaFrom(line []byte, slim bool) {
-	var e struct {
-		Payload metaPayload `json:"payload"`
-	}
-	decoded := line
-	if slim {
-		decoded = withoutInstructions(line)
-	}
-	if json.Unmarshal(decoded, &e) != nil {
+// meta folds in a session_meta line: the segment's own (its first line),
+// or a legacy fork's copy of its parent's.
+func (g *segment) meta(line []byte) {
+	m, ok := decodeMeta(line)
+	if !ok {
 		g.Broken++
 		return
 	}
-	m := &e.Payload
 	if g.ID != "" {
 		// A legacy fork carries its parent's session_meta as line 2, then
 		// the parent's turns: they are the parent's, not the fork's.
@@ -377,11 +349,14 @@ func (g *segment) metaFrom(line []byte, slim bool) {
 	if m.HistoryBase != nil {
 		g.BaseThread = m.HistoryBase.ThreadID
 	}
+	if len(m.Source) > 0 && m.Source[0] == '"' {
+		g.Source, _, _ = jsonl.String(m.Source)
+		return
+	}
+	// An object, for a subagent: small, and only on its first line.
 	var src any
 	if json.Unmarshal(m.Source, &src) == nil {
 		switch v := src.(type) {
-		case string:
-			g.Source = v
 		case map[string]any:
 			if sub, ok := v["subagent"]; ok {
 				g.Source = "subagent"
@@ -416,19 +391,6 @@ func findKey(v any, key string) string {
 	return ""
 }
 
-type eventPayload struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-	Name    string `json:"thread_name"`
-	Item    *struct {
-		Type    string `json:"type"`
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-	} `json:"item"`
-}
-
 var eventTypes = [][]byte{[]byte(`"user_message"`), []byte(`"agent_message"`), []byte(`"item_completed"`), []byte(`"thread_name_updated"`)}
 
 func (g *segment) event(line, payload []byte) {
@@ -446,14 +408,11 @@ func (g *segment) event(line, payload []byte) {
 	if !interesting {
 		return
 	}
-	var e struct {
-		Payload eventPayload `json:"payload"`
-	}
-	if json.Unmarshal(line, &e) != nil {
+	p, ok := decodeEvent(line)
+	if !ok {
 		g.Broken++
 		return
 	}
-	p := &e.Payload
 	switch p.Type {
 	case "thread_name_updated":
 		if p.Name != "" {
@@ -486,14 +445,6 @@ func (g *segment) event(line, payload []byte) {
 	}
 }
 
-// tokenUsage is a token_count event's figures. OpenAI counts cached
-// input inside input_tokens (cached_input_tokens is the part of it read
-// from the cache), so input_tokens is the whole context a response read.
-type tokenUsage struct {
-	Input int64 `json:"input_tokens"`
-	Total int64 `json:"total_tokens"`
-}
-
 // usage reads a token_count event; false for any other event. Codex
 // writes one after each response: last_token_usage is that response's,
 // total_token_usage the thread's so far. Its info is null before the
@@ -502,19 +453,11 @@ func (g *segment) usage(line, payload []byte, ms int64) bool {
 	if !bytes.Contains(payload, []byte(`"token_count"`)) {
 		return false
 	}
-	var e struct {
-		Payload struct {
-			Type string `json:"type"`
-			Info *struct {
-				Total *tokenUsage `json:"total_token_usage"`
-				Last  *tokenUsage `json:"last_token_usage"`
-			} `json:"info"`
-		} `json:"payload"`
-	}
-	if json.Unmarshal(line, &e) != nil || e.Payload.Type != "token_count" {
+	p, ok := decodeUsage(line)
+	if !ok || p.Type != "token_count" {
 		return false
 	}
-	if in := e.Payload.Info; in != nil && (in.Last != nil || in.Total != nil) {
+	if in := p.Info; in != nil && (in.Last != nil || in.Total != nil) {
 		g.ContextTokens, g.Tokens = 0, 0
 		if in.Last != nil {
 			g.ContextTokens = in.Last.Input
@@ -529,13 +472,8 @@ func (g *segment) usage(line, payload []byte, ms int64) bool {
 
 // turnContext notes the model a turn ran with.
 func (g *segment) turnContext(line []byte) {
-	var e struct {
-		Payload struct {
-			Model string `json:"model"`
-		} `json:"payload"`
-	}
-	if json.Unmarshal(line, &e) == nil && e.Payload.Model != "" {
-		g.Model = e.Payload.Model
+	if model, ok := decodeModel(line); ok && model != "" {
+		g.Model = model
 	}
 }
 
@@ -556,18 +494,11 @@ func (g *segment) prompt(text string) {
 // for a rollout with no typed prompt: the injected blocks
 // (<environment_context>, skills, AGENTS.md) are not prompts.
 func (g *segment) responseUser(line []byte) {
-	var e struct {
-		Payload struct {
-			Content []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"payload"`
-	}
-	if json.Unmarshal(line, &e) != nil {
+	content, ok := decodeContent(line)
+	if !ok {
 		return
 	}
-	for _, c := range e.Payload.Content {
+	for _, c := range content {
 		if injected(c.Text) {
 			continue
 		}
