@@ -557,8 +557,9 @@ func snippetMarks(q search.Query) func(string) [][2]int {
 	}
 }
 
-// snippetCell is the SNIPPET column: the best hit's role and text.
-func snippetCell(h search.Hit) string { return h.Role.String() + ": " + msg.Cut(h.Snippet, 80) }
+// snippetCell is the SNIPPET column: the best hit's role and text, whole
+// (a terminal's table cuts it to fit).
+func snippetCell(h search.Hit) string { return h.Role.String() + ": " + h.Snippet }
 
 // writeSearchTable prints the ls table with the best hit's snippet last,
 // every row with its lineage mark. Candidate lists (several hits for
@@ -731,8 +732,9 @@ THE INDEX
   search prints, and the index is complete when the command ends. Ctrl-C
   during that build keeps the rows printed and writes no index (the next
   search builds it again). On a terminal the table is laid out for its
-  width from the start; piped or with --json, the output comes whole at
-  the end, as before.
+  width from the start, with no TASKS or LIVE column (a live hit says
+  live:<pid> after its title); piped or with --json, the output comes
+  whole at the end, as before.
 
 FLAGS
   --json      print a JSON array (see below); [] when nothing matches

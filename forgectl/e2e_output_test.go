@@ -17,14 +17,30 @@ import (
 const idWide = "c0ffee00-1111-4222-8333-444455556666"
 
 // outputHome is the demo sessions and one whose name, branch and prompt
-// are long, in wide runes and combining accents.
-func outputHome(t *testing.T) *e2e {
-	e := newE2E(t)
+// are long, in wide runes and combining accents, and one with a long
+// plain name; with codex, beside a ~/.codex of threads, so that every row
+// carries its harness mark.
+func outputHome(t *testing.T, codex ...bool) *e2e {
+	var e *e2e
+	if len(codex) > 0 && codex[0] {
+		c := newCodexE2E(t)
+		c.build()
+		e = c.e2e
+	} else {
+		e = newE2E(t)
+	}
 	api, _ := demoSessions(e.testHome)
 	e.session(idWide, api, "feature/a-branch-name-longer-than-any-column", "fix the login "+strings.Repeat("and the e\u0301tude ", 12),
 		strings.Repeat("日本語の長い名前 ", 8), time.Minute)
+	e.session(idLongName, api, "refactor/upload-handler-wrong-status-code", "the login handler returns the wrong status code when retried",
+		longName, 2*time.Minute)
 	return e
 }
+
+const (
+	idLongName = "7d326e5c-8e0e-4885-b07d-8c151e6e70e7"
+	longName   = "Investigate the memory leak in the settings page"
+)
 
 // inTmux runs forgectl with args in a width-column tmux window, env added,
 // and returns the screen with wrapped lines joined (so a line wider than
@@ -59,21 +75,39 @@ func quoteAll(args []string) []string {
 }
 
 // On a terminal of 80 or 200 columns no table line is wider than the
-// terminal, cut values end in …, and the ids are whole.
+// terminal, cut values end in …, and the ids are whole. At 80 columns the
+// tables stay readable, with Codex threads listed too (each row then
+// carries a harness mark) or not: a long name shows at least 19
+// characters (20 columns, the last "…") in ls, ls --tree and search.
 func TestE2ETablesFitTheTerminal(t *testing.T) {
-	e := outputHome(t)
-	for _, width := range []int{80, 200} {
-		for _, args := range [][]string{{"resume", "ls"}, {"resume", "search", "login"}, {"resume", "ls", "--tree"}} {
-			screen := e.inTmux(t, width, nil, false, args...)
-			if !strings.Contains(screen, "EXIT=0") || !strings.Contains(screen, idWide) || !strings.Contains(screen, idLogin) {
-				t.Fatalf("%d columns, %v:\n%s", width, args, screen)
-			}
-			for _, line := range strings.Split(screen, "\n") {
-				if w := runewidth.StringWidth(line); w > width {
-					t.Errorf("%d columns, %v: a line of %d columns:\n%s", width, args, w, line)
+	for _, codex := range []bool{false, true} {
+		e := outputHome(t, codex)
+		for _, width := range []int{80, 200} {
+			for _, args := range [][]string{{"resume", "ls"}, {"resume", "search", "login"}, {"resume", "ls", "--tree"}} {
+				screen := e.inTmux(t, width, nil, false, args...)
+				if !strings.Contains(screen, "EXIT=0") || !strings.Contains(screen, idWide) || !strings.Contains(screen, idLogin) {
+					t.Fatalf("%d columns, %v:\n%s", width, args, screen)
 				}
-				if strings.Contains(line, idWide) && !strings.Contains(line, "…") {
-					t.Errorf("%d columns, %v: the long row was not cut: %q", width, args, line)
+				if codex && !strings.Contains(screen, " cc ") {
+					t.Fatalf("codex: no harness mark on the rows:\n%s", screen)
+				}
+				for _, line := range strings.Split(screen, "\n") {
+					if w := runewidth.StringWidth(line); w > width {
+						t.Errorf("%d columns, %v: a line of %d columns:\n%s", width, args, w, line)
+					}
+					if strings.Contains(line, idWide) && !strings.Contains(line, "…") {
+						t.Errorf("%d columns, %v: the long row was not cut: %q", width, args, line)
+					}
+				}
+				long := lineOf(screen, idLongName)
+				shown := 0
+				for n := len(longName); n > 0 && shown == 0; n-- {
+					if strings.Contains(long, longName[:n]) {
+						shown = n
+					}
+				}
+				if shown < 19 {
+					t.Errorf("%d columns, %v (codex %v): the name shows %d characters: %q\n%s", width, args, codex, shown, long, screen)
 				}
 			}
 		}
