@@ -338,3 +338,24 @@ func TestPickRowKeepsEveryValueToMatch(t *testing.T) {
 	}
 }
 
+// The preview's id is one line at any pane width (an 80-column terminal
+// leaves the pane 35 columns, one fewer than an id: picker.Pane): the label shortens,
+// then goes, and only a pane narrower than the id cuts it, keeping its
+// prefix.
+func TestPreviewKeepsTheIDOnOneLine(t *testing.T) {
+	s := realList()[0]
+	for _, c := range []struct {
+		width int
+		want  string
+	}{
+		{60, "id       " + s.ID + "\n"},
+		{40, "\nid " + s.ID + "\n"},
+		{36, "\n" + s.ID + "\n"},
+		{35, "\n" + s.ID[:34] + "…\n"},
+	} {
+		got := Preview(&s, treeNow, c.width, nil, nil, nil)
+		if !strings.Contains(got, c.want) {
+			t.Errorf("at %d columns no %q in\n%s", c.width, c.want, got)
+		}
+	}
+}
