@@ -204,51 +204,66 @@ func TestE2ESearchHitsParentIsNotGone(t *testing.T) {
 
 // A first search on a terminal prints its hits as the index is built; what
 // it leaves on the screen is what a warm search prints there, row for row,
-// in the piped table's order, and the index it leaves is complete.
+// in the piped table's order, and the index it leaves is complete; with a
+// ~/.codex beside Claude Code's sessions too, the two harnesses' hits
+// interleaved newest first.
 func TestE2EFirstSearchStreamsTheWarmRows(t *testing.T) {
-	e := newE2E(t)
-	api := e.repo("api")
-	var ids []string
-	for k := range 40 {
-		id := fmt.Sprintf("5e55%04d-1111-4222-8333-444455556666", k)
-		text := fmt.Sprintf("session %d has nothing", k)
-		if k%4 != 3 {
-			text = fmt.Sprintf("session %d holds the needle", k)
-		}
-		// Hours apart, from 2h30m ago: the ages do not tick over between
-		// the two runs.
-		e.session(id, api, "main", text, "", 150*time.Minute+time.Duration(k)*time.Hour)
-		ids = append(ids, id)
-	}
-	index := filepath.Join(e.fc, "cache", "search")
-	os.RemoveAll(index)
-	first := e.inTmux(t, 200, nil, false, "resume", "search", "needle")
-	if _, err := os.Stat(filepath.Join(index, "catalog")); err != nil {
-		t.Fatalf("no index after the first search: %v", err)
-	}
-	warm := e.inTmux(t, 200, nil, false, "resume", "search", "needle")
-	if first != warm || !strings.Contains(first, "EXIT=0") {
-		t.Fatalf("the first search's screen differs from the warm one's:\n%s\n---\n%s", first, warm)
-	}
-	piped, err := e.command("resume", "search", "needle").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	order := func(s string) []string {
-		var out []string
-		for _, l := range strings.Split(s, "\n") {
-			if strings.HasPrefix(l, "5e55") {
-				out = append(out, l[:36])
+	for _, codex := range []bool{false, true} {
+		e := newE2E(t)
+		api := e.repo("api")
+		var ids []string
+		for k := range 40 {
+			id := fmt.Sprintf("5e55%04d-1111-4222-8333-444455556666", k)
+			text := fmt.Sprintf("session %d has nothing", k)
+			if k%4 != 3 {
+				text = fmt.Sprintf("session %d holds the needle", k)
 			}
+			// Hours apart, from 2h30m ago: the ages do not tick over between
+			// the two runs.
+			e.session(id, api, "main", text, "", 150*time.Minute+time.Duration(k)*time.Hour)
+			ids = append(ids, id)
 		}
-		return out
-	}
-	if got, want := order(first), order(string(piped)); strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 30 {
-		t.Errorf("terminal order %v\npiped order %v", got, want)
-	}
-	out, _ := e.command("resume", "search", "--verbose", "needle").CombinedOutput()
-	if !strings.Contains(string(out), "search index: 0 transcripts read, 40 unchanged") {
-		t.Errorf("the index was not complete: %s", out)
+		rows := 30
+		if codex {
+			// Threads between the sessions, from 3h ago, 3 hours apart.
+			codexThreads(t, e.home, api, 10, "the needle", func(k int) time.Duration { return 180*time.Minute + time.Duration(3*k)*time.Hour })
+			rows += 10
+		}
+		index := filepath.Join(e.fc, "cache", "search")
+		os.RemoveAll(index)
+		os.RemoveAll(index + "-codex")
+		first := e.inTmux(t, 200, nil, false, "resume", "search", "needle")
+		if _, err := os.Stat(filepath.Join(index, "catalog")); err != nil {
+			t.Fatalf("no index after the first search: %v", err)
+		}
+		warm := e.inTmux(t, 200, nil, false, "resume", "search", "needle")
+		if first != warm || !strings.Contains(first, "EXIT=0") {
+			t.Fatalf("codex %v: the first search's screen differs from the warm one's:\n%s\n---\n%s", codex, first, warm)
+		}
+		piped, err := e.command("resume", "search", "needle").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		order := func(s string) []string {
+			var out []string
+			for _, l := range strings.Split(s, "\n") {
+				if strings.HasPrefix(l, "5e55") || strings.HasPrefix(l, "019ad1") {
+					out = append(out, l[:36])
+				}
+			}
+			return out
+		}
+		got, want := order(first), order(string(piped))
+		if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != rows {
+			t.Errorf("codex %v: terminal order %v\npiped order %v", codex, got, want)
+		}
+		if codex && (!strings.HasPrefix(got[1], "019ad1") || !strings.HasPrefix(got[2], "5e55")) {
+			t.Errorf("the harnesses' rows are not interleaved newest first: %v", got)
+		}
+		out, _ := e.command("resume", "search", "--verbose", "needle").CombinedOutput()
+		if !strings.Contains(string(out), fmt.Sprintf("search index: 0 transcripts read, %d unchanged", 40+rows-30)) {
+			t.Errorf("the index was not complete: %s", out)
+		}
 	}
 }
 
