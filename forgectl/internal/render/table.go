@@ -261,7 +261,7 @@ func (t *Table) cut(s string, n int) string {
 const (
 	nameFloor    = 20
 	snippetFloor = 36
-	repoFloor    = 8
+	repoFloor    = 7
 )
 
 // dropped is a column's width when the layout leaves it out.
