@@ -172,7 +172,10 @@ bench: build
 	@echo "== resume search (tools/benchsearch)"
 	@(cd tools && go run ./benchsearch -bin $(BIN) -work $(CURDIR)/.bench)
 	@echo
-	@echo "== the picker's preview of a 100 MB transcript (tools/benchpreview)"
+	@echo "== the first search, complete, on a text-heavy home (tools/benchsearch -text-heavy)"
+	@(cd tools && go run ./benchsearch -bin $(BIN) -work $(CURDIR)/.bench -text-heavy)
+	@echo
+	@echo "== the picker's preview of a 100 MB transcript and a 100 MB Codex rollout (tools/benchpreview)"
 	@(cd tools && go run ./benchpreview -src $(CURDIR)/forgectl)
 	@echo "== resume archive and unarchive (tools/bencharchive)"
 	@(cd tools && go run ./bencharchive -bin $(BIN) -work $(CURDIR)/.bench)

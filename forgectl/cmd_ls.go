@@ -169,7 +169,11 @@ func (a *app) lsLineage(ctx context.Context, filter string, all, archived, verbo
 		if asJSON {
 			err = render.WriteTreeJSON(a.stdout, list, forest)
 		} else if len(hits) > 0 {
-			err = render.WriteTreeTable(a.table(o, true, render.Listing), list, forest)
+			// The tree's rows carry the harness mark as the flat table's
+			// do: a fork of a Codex thread is still Codex's.
+			t := a.table(o, true, render.Listing)
+			t.Mark = a.markRows()
+			err = render.WriteTreeTable(t, list, forest)
 		}
 	}
 	if err != nil {
@@ -243,11 +247,14 @@ TABLE COLUMNS
   SESSION   full session id         TASKS   completed/total ("-": none)
   ACTIVITY  last write, relative     LIVE    live:<pid> when running
   REPO, BRANCH, NAME / LAST PROMPT
-  Column widths come from the first 200 rows; a longer repo, branch or name
-  further down is cut to fit (with …). Ids are never cut. On a terminal
-  (COLUMNS when its width cannot be read) the table fits the width: the
-  name shrinks first, then repo and branch, cut values ending in …; widths
-  count display columns (a wide character is two). Piped, values are whole.
+  Piped, every value is whole and every column kept; widths come from the
+  first 200 rows, and a longer value further down pushes its line right.
+  On a terminal (COLUMNS when its width cannot be read) the table fits the
+  width: the name shrinks first, then repo and branch, cut values ending in
+  …; a TASKS or LIVE column that is "-" on every row is left out; where the
+  name would still get under 20 columns, BRANCH and then REPO make way
+  (search's snippet first moves to a line of its own). Widths count display
+  columns (a wide character is two). Ids are never cut.
   A child's title ends with its lineage: [fork of b3b98d6c], [branch of …],
   [after /clear of …] (the parent's id prefix), "(gone)" after it when the
   parent's transcript is no longer on disk. The picker's rows and the

@@ -126,11 +126,14 @@ type found struct {
 
 // rawSearch runs the search alone, leaving on Ctrl-C at once: the search
 // itself stops between transcripts, but may be waiting for another
-// search's lock. Each harness has its own index, searched in turn; their
-// hits are by path, which no two harnesses share, and owners names the
-// harness of each. early hears of hits as a first build finds them
-// (search.Options.Early), with the harness they are of.
-func (a *app) rawSearch(ctx context.Context, q search.Query, early func(owner, path string, hits []search.Hit)) (search.Result, map[string]string, error) {
+// search's lock. Each harness has its own index; their hits are by path,
+// which no two harnesses share, and owners names the harness of each.
+// early, when not nil, hears of hits as a first build finds them
+// (search.Options.Early and Passed), with the harness they are of, and of
+// each harness's result as its search ends; the harnesses are then
+// searched side by side, so that their early hits can be merged newest
+// first (earlyMerge). Without it they are searched in turn.
+func (a *app) rawSearch(ctx context.Context, q search.Query, early *earlyHooks) (search.Result, map[string]string, error) {
 	type searched struct {
 		res    search.Result
 		owners map[string]string
@@ -138,23 +141,49 @@ func (a *app) rawSearch(ctx context.Context, q search.Query, early func(owner, p
 	}
 	ch := make(chan searched, 1)
 	go func() {
-		var all search.Result
-		owners := map[string]string{}
-		for _, h := range a.harnesses() {
+		hs := a.harnesses()
+		results := make([]search.Result, len(hs))
+		errs := make([]error, len(hs))
+		one := func(k int) {
+			h := hs[k]
 			opt := a.searchOptionsFor(h)
 			opt.OnExit = func(fn func()) func() { return interrupt.OnExit(ctx, fn) }
+			name := h.Name()
 			if early != nil {
-				name := h.Name()
-				opt.Early = func(p string, hs []search.Hit) { early(name, p, hs) }
+				opt.Early = func(p string, hits []search.Hit) { early.hit(name, p, hits) }
+				if early.passed != nil {
+					opt.Passed = func(m int64) { early.passed(name, m) }
+				}
 			}
 			if a.searchSeam != nil {
 				a.searchSeam(&opt)
 			}
-			res, err := search.Search(ctx, opt, q)
-			if err != nil {
-				ch <- searched{all, owners, err}
+			results[k], errs[k] = search.Search(ctx, opt, q)
+			if errs[k] == nil && early != nil && early.done != nil {
+				early.done(name, results[k])
+			}
+		}
+		if early != nil && len(hs) > 1 {
+			var wg sync.WaitGroup
+			for k := range hs {
+				wg.Go(func() { one(k) })
+			}
+			wg.Wait()
+		} else {
+			for k := range hs {
+				if one(k); errs[k] != nil {
+					break
+				}
+			}
+		}
+		var all search.Result
+		owners := map[string]string{}
+		for k, h := range hs {
+			if errs[k] != nil {
+				ch <- searched{all, owners, errs[k]}
 				return
 			}
+			res := results[k]
 			for p := range res.Hits {
 				owners[p] = h.Name()
 			}
@@ -254,7 +283,7 @@ func (a *app) searchNotes(res search.Result, verbose bool) {
 
 // runSearch is rawSearch with its notes and failure reported;
 // early hears of hits as a first build finds them (search.Options.Early).
-func (a *app) runSearch(ctx context.Context, q search.Query, early func(owner, path string, hits []search.Hit)) (search.Result, map[string]string, error) {
+func (a *app) runSearch(ctx context.Context, q search.Query, early *earlyHooks) (search.Result, map[string]string, error) {
 	res, owners, err := a.rawSearch(ctx, q, early)
 	if _, ok := cli.Code(err); ok {
 		return res, owners, err
@@ -447,11 +476,12 @@ func (a *app) searchToTerminal(ctx context.Context, q search.Query, query string
 		}
 		return q, h
 	}
-	// Harnesses are searched in turn, so the hits of a first build of
-	// two indexes would come harness by harness, not newest first: then
-	// nothing streams, and the rows come in order once all are known.
-	if len(a.harnesses()) > 1 {
-		early = nil
+	// With more than one harness their first builds run side by side and
+	// their early hits are merged newest first, as the listing merges
+	// their sessions.
+	hooks := &earlyHooks{hit: early}
+	if names := a.harnessNames(); len(names) > 1 {
+		hooks = newEarlyMerge(names, early).hooks()
 	}
 	type searched struct {
 		res search.Result
@@ -459,7 +489,7 @@ func (a *app) searchToTerminal(ctx context.Context, q search.Query, query string
 	}
 	done := make(chan searched, 1)
 	go func() {
-		res, own, err := a.runSearch(ctx, q, early)
+		res, own, err := a.runSearch(ctx, q, hooks)
 		mu.Lock()
 		for p, h := range own {
 			owners[p] = h
@@ -554,8 +584,9 @@ func snippetMarks(q search.Query) func(string) [][2]int {
 	}
 }
 
-// snippetCell is the SNIPPET column: the best hit's role and text.
-func snippetCell(h search.Hit) string { return h.Role.String() + ": " + msg.Cut(h.Snippet, 80) }
+// snippetCell is the SNIPPET column: the best hit's role and text, whole
+// (a terminal's table cuts it to fit).
+func snippetCell(h search.Hit) string { return h.Role.String() + ": " + h.Snippet }
 
 // writeSearchTable prints the ls table with the best hit's snippet last,
 // every row with its lineage mark. Candidate lists (several hits for
@@ -728,8 +759,9 @@ THE INDEX
   search prints, and the index is complete when the command ends. Ctrl-C
   during that build keeps the rows printed and writes no index (the next
   search builds it again). On a terminal the table is laid out for its
-  width from the start; piped or with --json, the output comes whole at
-  the end, as before.
+  width from the start, with no TASKS or LIVE column (a live hit says
+  live:<pid> after its title); piped or with --json, the output comes
+  whole at the end, as before.
 
 FLAGS
   --json      print a JSON array (see below); [] when nothing matches

@@ -292,11 +292,14 @@
 //	  SESSION   full session id         TASKS   completed/total ("-": none)
 //	  ACTIVITY  last write, relative     LIVE    live:<pid> when running
 //	  REPO, BRANCH, NAME / LAST PROMPT
-//	  Column widths come from the first 200 rows; a longer repo, branch or name
-//	  further down is cut to fit (with …). Ids are never cut. On a terminal
-//	  (COLUMNS when its width cannot be read) the table fits the width: the
-//	  name shrinks first, then repo and branch, cut values ending in …; widths
-//	  count display columns (a wide character is two). Piped, values are whole.
+//	  Piped, every value is whole and every column kept; widths come from the
+//	  first 200 rows, and a longer value further down pushes its line right.
+//	  On a terminal (COLUMNS when its width cannot be read) the table fits the
+//	  width: the name shrinks first, then repo and branch, cut values ending in
+//	  …; a TASKS or LIVE column that is "-" on every row is left out; where the
+//	  name would still get under 20 columns, BRANCH and then REPO make way
+//	  (search's snippet first moves to a line of its own). Widths count display
+//	  columns (a wide character is two). Ids are never cut.
 //	  A child's title ends with its lineage: [fork of b3b98d6c], [branch of …],
 //	  [after /clear of …] (the parent's id prefix), "(gone)" after it when the
 //	  parent's transcript is no longer on disk. The picker's rows and the
@@ -465,8 +468,9 @@
 //	  search prints, and the index is complete when the command ends. Ctrl-C
 //	  during that build keeps the rows printed and writes no index (the next
 //	  search builds it again). On a terminal the table is laid out for its
-//	  width from the start; piped or with --json, the output comes whole at
-//	  the end, as before.
+//	  width from the start, with no TASKS or LIVE column (a live hit says
+//	  live:<pid> after its title); piped or with --json, the output comes
+//	  whole at the end, as before.
 //
 //	FLAGS
 //	  --json      print a JSON array (see below); [] when nothing matches

@@ -17,14 +17,30 @@ import (
 const idWide = "c0ffee00-1111-4222-8333-444455556666"
 
 // outputHome is the demo sessions and one whose name, branch and prompt
-// are long, in wide runes and combining accents.
-func outputHome(t *testing.T) *e2e {
-	e := newE2E(t)
+// are long, in wide runes and combining accents, and one with a long
+// plain name; with codex, beside a ~/.codex of threads, so that every row
+// carries its harness mark.
+func outputHome(t *testing.T, codex ...bool) *e2e {
+	var e *e2e
+	if len(codex) > 0 && codex[0] {
+		c := newCodexE2E(t)
+		c.build()
+		e = c.e2e
+	} else {
+		e = newE2E(t)
+	}
 	api, _ := demoSessions(e.testHome)
 	e.session(idWide, api, "feature/a-branch-name-longer-than-any-column", "fix the login "+strings.Repeat("and the e\u0301tude ", 12),
 		strings.Repeat("日本語の長い名前 ", 8), time.Minute)
+	e.session(idLongName, api, "refactor/upload-handler-wrong-status-code", "the login handler returns the wrong status code when retried",
+		longName, 2*time.Minute)
 	return e
 }
+
+const (
+	idLongName = "7d326e5c-8e0e-4885-b07d-8c151e6e70e7"
+	longName   = "Investigate the memory leak in the settings page"
+)
 
 // inTmux runs forgectl with args in a width-column tmux window, env added,
 // and returns the screen with wrapped lines joined (so a line wider than
@@ -59,21 +75,39 @@ func quoteAll(args []string) []string {
 }
 
 // On a terminal of 80 or 200 columns no table line is wider than the
-// terminal, cut values end in …, and the ids are whole.
+// terminal, cut values end in …, and the ids are whole. At 80 columns the
+// tables stay readable, with Codex threads listed too (each row then
+// carries a harness mark) or not: a long name shows at least 19
+// characters (20 columns, the last "…") in ls, ls --tree and search.
 func TestE2ETablesFitTheTerminal(t *testing.T) {
-	e := outputHome(t)
-	for _, width := range []int{80, 200} {
-		for _, args := range [][]string{{"resume", "ls"}, {"resume", "search", "login"}, {"resume", "ls", "--tree"}} {
-			screen := e.inTmux(t, width, nil, false, args...)
-			if !strings.Contains(screen, "EXIT=0") || !strings.Contains(screen, idWide) || !strings.Contains(screen, idLogin) {
-				t.Fatalf("%d columns, %v:\n%s", width, args, screen)
-			}
-			for _, line := range strings.Split(screen, "\n") {
-				if w := runewidth.StringWidth(line); w > width {
-					t.Errorf("%d columns, %v: a line of %d columns:\n%s", width, args, w, line)
+	for _, codex := range []bool{false, true} {
+		e := outputHome(t, codex)
+		for _, width := range []int{80, 200} {
+			for _, args := range [][]string{{"resume", "ls"}, {"resume", "search", "login"}, {"resume", "ls", "--tree"}} {
+				screen := e.inTmux(t, width, nil, false, args...)
+				if !strings.Contains(screen, "EXIT=0") || !strings.Contains(screen, idWide) || !strings.Contains(screen, idLogin) {
+					t.Fatalf("%d columns, %v:\n%s", width, args, screen)
 				}
-				if strings.Contains(line, idWide) && !strings.Contains(line, "…") {
-					t.Errorf("%d columns, %v: the long row was not cut: %q", width, args, line)
+				if codex && !strings.Contains(screen, " cc ") {
+					t.Fatalf("codex: no harness mark on the rows:\n%s", screen)
+				}
+				for _, line := range strings.Split(screen, "\n") {
+					if w := runewidth.StringWidth(line); w > width {
+						t.Errorf("%d columns, %v: a line of %d columns:\n%s", width, args, w, line)
+					}
+					if strings.Contains(line, idWide) && !strings.Contains(line, "…") {
+						t.Errorf("%d columns, %v: the long row was not cut: %q", width, args, line)
+					}
+				}
+				long := lineOf(screen, idLongName)
+				shown := 0
+				for n := len(longName); n > 0 && shown == 0; n-- {
+					if strings.Contains(long, longName[:n]) {
+						shown = n
+					}
+				}
+				if shown < 19 {
+					t.Errorf("%d columns, %v (codex %v): the name shows %d characters: %q\n%s", width, args, codex, shown, long, screen)
 				}
 			}
 		}
@@ -170,51 +204,66 @@ func TestE2ESearchHitsParentIsNotGone(t *testing.T) {
 
 // A first search on a terminal prints its hits as the index is built; what
 // it leaves on the screen is what a warm search prints there, row for row,
-// in the piped table's order, and the index it leaves is complete.
+// in the piped table's order, and the index it leaves is complete; with a
+// ~/.codex beside Claude Code's sessions too, the two harnesses' hits
+// interleaved newest first.
 func TestE2EFirstSearchStreamsTheWarmRows(t *testing.T) {
-	e := newE2E(t)
-	api := e.repo("api")
-	var ids []string
-	for k := range 40 {
-		id := fmt.Sprintf("5e55%04d-1111-4222-8333-444455556666", k)
-		text := fmt.Sprintf("session %d has nothing", k)
-		if k%4 != 3 {
-			text = fmt.Sprintf("session %d holds the needle", k)
-		}
-		// Hours apart, from 2h30m ago: the ages do not tick over between
-		// the two runs.
-		e.session(id, api, "main", text, "", 150*time.Minute+time.Duration(k)*time.Hour)
-		ids = append(ids, id)
-	}
-	index := filepath.Join(e.fc, "cache", "search")
-	os.RemoveAll(index)
-	first := e.inTmux(t, 200, nil, false, "resume", "search", "needle")
-	if _, err := os.Stat(filepath.Join(index, "catalog")); err != nil {
-		t.Fatalf("no index after the first search: %v", err)
-	}
-	warm := e.inTmux(t, 200, nil, false, "resume", "search", "needle")
-	if first != warm || !strings.Contains(first, "EXIT=0") {
-		t.Fatalf("the first search's screen differs from the warm one's:\n%s\n---\n%s", first, warm)
-	}
-	piped, err := e.command("resume", "search", "needle").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	order := func(s string) []string {
-		var out []string
-		for _, l := range strings.Split(s, "\n") {
-			if strings.HasPrefix(l, "5e55") {
-				out = append(out, l[:36])
+	for _, codex := range []bool{false, true} {
+		e := newE2E(t)
+		api := e.repo("api")
+		var ids []string
+		for k := range 40 {
+			id := fmt.Sprintf("5e55%04d-1111-4222-8333-444455556666", k)
+			text := fmt.Sprintf("session %d has nothing", k)
+			if k%4 != 3 {
+				text = fmt.Sprintf("session %d holds the needle", k)
 			}
+			// Hours apart, from 2h30m ago: the ages do not tick over between
+			// the two runs.
+			e.session(id, api, "main", text, "", 150*time.Minute+time.Duration(k)*time.Hour)
+			ids = append(ids, id)
 		}
-		return out
-	}
-	if got, want := order(first), order(string(piped)); strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 30 {
-		t.Errorf("terminal order %v\npiped order %v", got, want)
-	}
-	out, _ := e.command("resume", "search", "--verbose", "needle").CombinedOutput()
-	if !strings.Contains(string(out), "search index: 0 transcripts read, 40 unchanged") {
-		t.Errorf("the index was not complete: %s", out)
+		rows := 30
+		if codex {
+			// Threads between the sessions, from 3h ago, 3 hours apart.
+			codexThreads(t, e.home, api, 10, "the needle", func(k int) time.Duration { return 180*time.Minute + time.Duration(3*k)*time.Hour })
+			rows += 10
+		}
+		index := filepath.Join(e.fc, "cache", "search")
+		os.RemoveAll(index)
+		os.RemoveAll(index + "-codex")
+		first := e.inTmux(t, 200, nil, false, "resume", "search", "needle")
+		if _, err := os.Stat(filepath.Join(index, "catalog")); err != nil {
+			t.Fatalf("no index after the first search: %v", err)
+		}
+		warm := e.inTmux(t, 200, nil, false, "resume", "search", "needle")
+		if first != warm || !strings.Contains(first, "EXIT=0") {
+			t.Fatalf("codex %v: the first search's screen differs from the warm one's:\n%s\n---\n%s", codex, first, warm)
+		}
+		piped, err := e.command("resume", "search", "needle").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		order := func(s string) []string {
+			var out []string
+			for _, l := range strings.Split(s, "\n") {
+				if strings.HasPrefix(l, "5e55") || strings.HasPrefix(l, "019ad1") {
+					out = append(out, l[:36])
+				}
+			}
+			return out
+		}
+		got, want := order(first), order(string(piped))
+		if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != rows {
+			t.Errorf("codex %v: terminal order %v\npiped order %v", codex, got, want)
+		}
+		if codex && (!strings.HasPrefix(got[1], "019ad1") || !strings.HasPrefix(got[2], "5e55")) {
+			t.Errorf("the harnesses' rows are not interleaved newest first: %v", got)
+		}
+		out, _ := e.command("resume", "search", "--verbose", "needle").CombinedOutput()
+		if !strings.Contains(string(out), fmt.Sprintf("search index: 0 transcripts read, %d unchanged", 40+rows-30)) {
+			t.Errorf("the index was not complete: %s", out)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/forgectl/internal/harness/codex/codextest"
 	"forgectl.dev/forgectl/internal/search"
 	"forgectl.dev/shared/poll"
 )
@@ -104,5 +105,89 @@ func TestSearchPickerPreviewHighlightsTheMatch(t *testing.T) {
 		if got != c.want || (!c.want && strings.Contains(p.previews[0], "\x1b[")) {
 			t.Errorf("%v %v: highlighted %v, want %v:\n%q", c.env, c.args, got, c.want, p.previews[0])
 		}
+	}
+}
+
+// codexThreads writes n Codex threads holding text into home's ~/.codex,
+// the k-th last written at(k) ago.
+func codexThreads(t *testing.T, home, cwd string, n int, text string, at func(k int) time.Duration) []string {
+	t.Helper()
+	var ids []string
+	for k := range n {
+		id := fmt.Sprintf("019ad1%02d-0000-7000-8000-000000000001", k)
+		created := time.Now().Add(-at(k) - time.Minute).UTC().Truncate(time.Second)
+		p := filepath.Join(home, ".codex", "sessions", codextest.DayDir(created), codextest.FileName(created, id, ""))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		body := append(codextest.MetaLine(codextest.Meta{ID: id, Cwd: cwd, Branch: "main", At: created}),
+			codextest.User(created, 1, fmt.Sprintf("thread %d: %s", k, text))...)
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mt := time.Now().Add(-at(k))
+		os.Chtimes(p, mt, mt)
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// With a ~/.codex beside Claude Code's sessions, a first search still
+// streams: both indexes are built side by side and their early hits are
+// merged newest first, so the newest hit (a Codex thread) is printed while
+// Claude Code's build is still held, and the rows come in the order a warm
+// search prints them, the two harnesses interleaved.
+func TestFirstSearchStreamsWithCodexToo(t *testing.T) {
+	h := newHome(t)
+	api := h.repo("api")
+	for k := range 8 {
+		h.session(fmt.Sprintf("5e55%04d-1111-4222-8333-444455556666", k), api, "main", fmt.Sprintf("the needle %d", k), "", time.Duration(2*k+2)*time.Hour)
+	}
+	// Codex threads 1h, 3h, 5h… ago: between the Claude Code sessions.
+	cx := codexThreads(t, h.home, api, 8, "the needle", func(k int) time.Duration { return time.Duration(2*k+1) * time.Hour })
+	run := func(hold bool) (string, string) {
+		a, _ := h.newTestApp(true, nil, map[string]string{"COLUMNS": "200"})
+		out := &lockedBuffer{}
+		a.stdout = out
+		var once sync.Once
+		heldErr := ""
+		if hold {
+			heldErr = "Claude Code's build streamed nothing"
+			a.searchSeam = func(o *search.Options) {
+				early := o.Early
+				if early == nil || !strings.HasSuffix(o.Dir, "search") {
+					return
+				}
+				o.Early = func(path string, hits []search.Hit) {
+					early(path, hits)
+					once.Do(func() {
+						heldErr = ""
+						if !poll.Every(5*time.Millisecond).Wait(poll.Long, func() bool { return strings.Contains(out.String(), cx[0]) }) {
+							heldErr = "the newest hit, a Codex thread, was not printed while Claude Code's build waited"
+						}
+					})
+				}
+			}
+		}
+		if code := a.run(context.Background(), []string{"resume", "search", "needle"}); code != 0 {
+			t.Fatalf("exit %d\n%s", code, out.String())
+		}
+		return out.String(), heldErr
+	}
+	first, heldErr := run(true)
+	if heldErr != "" {
+		t.Fatalf("%s:\n%s", heldErr, first)
+	}
+	warm, _ := run(false)
+	if first != warm {
+		t.Errorf("the first search's rows differ from the warm one's:\n%s\n---\n%s", first, warm)
+	}
+	var order []string
+	for _, l := range strings.Split(first, "\n") {
+		if len(l) > 36 {
+			order = append(order, l[:4])
+		}
+	}
+	want := strings.Repeat("019a 5e55 ", 8)
+	if got := strings.Join(order[1:], " ") + " "; got != want {
+		t.Errorf("rows not interleaved newest first: %s\n%s", got, first)
 	}
 }

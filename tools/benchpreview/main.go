@@ -3,8 +3,10 @@
 // reader (forgectl/internal/harness/claude, BenchmarkTail100MB, with
 // BenchmarkReadWhole100MB and BenchmarkScanWhole100MB as baselines on the
 // same file in the same run) and prints the medians, how much of the file
-// one preview read, and the ratios. Figures are reported against the
-// target, never asserted.
+// one preview read, and the ratios; then Codex's (internal/harness/codex,
+// BenchmarkTail100MB: a rollout of shell calls with long outputs), since
+// the target holds for Codex threads too. Figures are reported
+// against the target, never asserted.
 //
 // Usage:
 //
@@ -48,27 +50,51 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "^Benchmark(Tail|ReadWhole|ScanWhole)100MB$",
-		"-count", strconv.Itoa(*count), "./internal/harness/claude/")
-	cmd.Dir = *src
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintf(stderr, "benchpreview: error: go test -bench: %v\n%s", err, out.String())
+	res, err := bench(ctx, *src, "./internal/harness/claude/", "^Benchmark(Tail|ReadWhole|ScanWhole)100MB$", *count, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchpreview: error: %v\n", err)
 		return 1
 	}
-	res := parse(&out)
 	tail, whole, scan := median(res["Tail100MB"]), median(res["ReadWhole100MB"]), median(res["ScanWhole100MB"])
 	if tail == 0 || whole == 0 || scan == 0 {
-		fmt.Fprintf(stderr, "benchpreview: error: the benchmarks printed no figures:\n%s", out.String())
+		fmt.Fprintf(stderr, "benchpreview: error: the Claude Code benchmarks printed no figures\n")
 		return 1
 	}
 	fmt.Fprintf(stdout, "preview of a %.0f MB transcript, warm: %.1f ms (median of %d), reading %.1f MB of it   target ≤ %.0f ms\n",
 		res.metric("Tail100MB", "file-MB"), tail, len(res["Tail100MB"]), res.metric("Tail100MB", "read-MB"), targetMs)
 	fmt.Fprintf(stdout, "  against reading the file whole: %.2fx (%.1f ms); against summarising it whole: %.2fx (%.1f ms)\n",
 		tail/whole, whole, tail/scan, scan)
+	cx, err := bench(ctx, *src, "./internal/harness/codex/", "^BenchmarkTail100MB$", *count, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchpreview: error: %v\n", err)
+		return 1
+	}
+	ctail := median(cx["Tail100MB"])
+	if ctail == 0 {
+		fmt.Fprintf(stderr, "benchpreview: error: the Codex benchmark printed no figures\n")
+		return 1
+	}
+	verdict := "ok"
+	if ctail > targetMs {
+		verdict = "MISSED"
+	}
+	fmt.Fprintf(stdout, "preview of a %.0f MB Codex rollout, warm: %.1f ms (median of %d)   target ≤ %.0f ms  %s\n",
+		cx.metric("Tail100MB", "file-MB"), ctail, len(cx["Tail100MB"]), targetMs, verdict)
 	return 0
+}
+
+// bench runs the benchmarks of pkg that pattern names, count times each,
+// in the forgectl module src, and parses what they print.
+func bench(ctx context.Context, src, pkg, pattern string, count int, stderr io.Writer) (results, error) {
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", pattern, "-count", strconv.Itoa(count), pkg)
+	cmd.Dir = src
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("go test -bench %s: %v\n%s", pkg, err, out.String())
+	}
+	return parse(&out), nil
 }
 
 // results are each benchmark's ns/op figures in ms, and its other metrics.

@@ -31,7 +31,7 @@ func Preview(s *harness.Session, now time.Time, width int, k *Kin, counts func(*
 		name += "  (" + s.NameSource + ")"
 	}
 	fmt.Fprintf(&b, "%s\n\n", Clean(name))
-	line("id", s.ID)
+	b.WriteString(idLine(Clean(s.ID), width))
 	cwd := s.Cwd
 	if !s.CwdExists {
 		cwd += "   [directory no longer exists]"
@@ -63,6 +63,23 @@ func Preview(s *harness.Session, now time.Time, width int, k *Kin, counts func(*
 	}
 	lineageLines(k, s, now, line)
 	return Wrap(b.String(), width)
+}
+
+// idLine is the preview's id line, never wrapped: an id split across two
+// lines reads as two values and cannot be copied. Where the pane is too
+// narrow for the usual label, the label shortens ("id "), then goes (the
+// line under the name is the id); only a pane narrower than the id cuts
+// it, with "…", keeping the prefix that lineage marks name.
+func idLine(id string, width int) string {
+	switch {
+	case id == "":
+		return ""
+	case width < 20 || 9+Width(id) <= width:
+		return fmt.Sprintf("%-8s %s\n", "id", id)
+	case 3+Width(id) <= width:
+		return "id " + id + "\n"
+	}
+	return CutWidth(id, width) + "\n"
 }
 
 // lineageLines are the preview's lines about where a session came from and

@@ -39,6 +39,10 @@ type Table struct {
 	style    Style
 	segs     []seg
 	highlite func(string) [][2]int
+	// below puts the extra columns (the snippet) on a line of their own
+	// under each row: a terminal too narrow for the name and the snippet
+	// side by side.
+	below bool
 	// Mark, when set, is the mark of a row's harness ("cc"), put before
 	// its title: set when the list holds more than one harness. A person
 	// who uses one harness never sees it, and it costs no column.
@@ -48,11 +52,13 @@ type Table struct {
 // Fit makes the table fit a terminal of width columns (0: no limit, as
 // for a pipe) and colour it with st. Columns are measured in display
 // columns, wide runes counting two; the title and extra columns shrink
-// first, then repo and branch, cut values ending in "…"; a line that
-// still does not fit (a terminal narrower than the id and the counts) is
-// cut at width. Without Fit the table is what a pipe gets: full values,
-// widths counted in runes, no escapes. marks, when not nil, finds the
-// ranges of an extra column's text to highlight.
+// first, then repo and branch, cut values ending in "…", and where that
+// would leave the name or the snippet too little to read, columns make
+// way (layoutFor). The id is never cut; a line that still does not fit (a
+// terminal narrower than the id and the counts) is cut at width. Without
+// Fit the table is what a pipe gets: full values, widths counted in
+// runes, every column, no escapes. marks, when not nil, finds the ranges
+// of an extra column's text to highlight.
 func (t *Table) Fit(width int, st Style, marks func(string) [][2]int) {
 	t.fit, t.style, t.highlite = width, st, marks
 }
@@ -60,16 +66,16 @@ func (t *Table) Fit(width int, st Style, marks func(string) [][2]int) {
 // Layout is what differs between the tables: how much of the title shows
 // and the columns after it.
 type Layout struct {
-	// Title caps the NAME / LAST PROMPT column (before its mark).
+	// Title is the NAME / LAST PROMPT column's width in a streamed
+	// layout (Stream), which cannot measure its rows.
 	Title int
 	// Extra are the columns after the title, each filled by the value
 	// Add is given for it.
 	Extra []Column
 }
 
-// Column is an extra column. Its cells come as the caller made them (cut
-// to a size of its choosing) and are cleaned of control characters, never
-// cut to fit.
+// Column is an extra column. Its cells come as the caller made them and
+// are cleaned of control characters; only a terminal cuts them, to fit.
 type Column struct {
 	Header string
 }
@@ -121,11 +127,13 @@ func (t *Table) cells(s *harness.Session, extra []string) row {
 	c := make([]string, len(t.heads))
 	c[colID] = s.ID
 	c[colAge] = Age(t.now, s.LastActivity)
-	c[colRepo] = Clean(msg.Cut(OrDash(s.Repo), 24))
-	c[colBranch] = Clean(msg.Cut(OrDash(s.Branch), 24))
+	// Values are whole: a pipe keeps them so, and a terminal cuts them
+	// to the columns its width leaves (shrink).
+	c[colRepo] = Clean(OrDash(s.Repo))
+	c[colBranch] = Clean(OrDash(s.Branch))
 	c[colTasks] = TaskCell(s)
 	c[colLive] = LiveCell(s)
-	c[colTitle] = Clean(msg.Cut(Title(s), t.layout.Title))
+	c[colTitle] = Clean(Title(s))
 	if t.Mark != nil {
 		c[colTitle] = t.Mark(s) + " " + c[colTitle]
 	}
@@ -153,18 +161,28 @@ func (t *Table) add(r row, lead string) {
 }
 
 func (t *Table) flushSample() {
-	t.widths = make([]int, len(t.heads))
-	for k := range t.widths {
+	nat := make([]int, len(t.heads))
+	for k := range nat {
 		if t.header {
-			t.widths[k] = t.measure(t.heads[k])
+			nat[k] = t.measure(t.heads[k])
 		}
 		for _, r := range t.sample {
-			t.widths[k] = max(t.widths[k], t.measure(r.cell(k)))
+			nat[k] = max(nat[k], t.measure(r.cell(k)))
 		}
-		t.widths[k] = max(t.widths[k], 1)
+		nat[k] = max(nat[k], 1)
 	}
+	t.widths = nat
 	if t.fit > 0 {
-		t.shrink()
+		// A TASKS or LIVE column that is "-" on every row says nothing a
+		// reader needs: on a terminal its room goes to the name. A pipe
+		// keeps every column, for scripts.
+		var blank []int
+		for _, k := range []int{colTasks, colLive} {
+			if t.allDash(k) {
+				blank = append(blank, k)
+			}
+		}
+		t.layoutFor(nat, blank)
 	}
 	if t.header {
 		t.row(row{cells: t.heads})
@@ -173,6 +191,16 @@ func (t *Table) flushSample() {
 		t.row(r)
 	}
 	t.sample = nil
+}
+
+// allDash says every sampled row's column k is "-".
+func (t *Table) allDash(k int) bool {
+	for _, r := range t.sample {
+		if r.cells[k] != "-" {
+			return false
+		}
+	}
+	return true
 }
 
 // cell is column k as printed, the title with its mark.
@@ -186,17 +214,25 @@ func (r row) cell(k int) string {
 // Stream lays the columns out for the terminal Fit named, at once rather
 // than from a sample, and writes the header: each row is then written as
 // it is added (a first search's hits, while the index is built). The
-// title keeps its layout's width and the extra columns (the snippet) take
-// the rest, shrunk as Fit shrinks them. Without a width it does nothing.
+// layout depends on the width alone, so that a first search leaves on the
+// screen what a warm one prints. Since it cannot know whether any row has
+// tasks or is live, it has no TASKS or LIVE column (a live row says so
+// after its title); repo and branch get the room usual values take, the
+// title its layout's width and the extra columns (the snippet) the rest,
+// all shrunk as Fit shrinks them. Without a width it does nothing.
 func (t *Table) Stream() {
 	if t.fit <= 0 || t.widths != nil {
 		return
 	}
-	t.widths = append([]int{36, 8, 12, 14, 5, 4, t.layout.Title}, make([]int, len(t.layout.Extra))...)
-	for k := fixedCols; k < len(t.widths); k++ {
-		t.widths[k] = t.fit
+	title := t.layout.Title
+	if t.Mark != nil {
+		title += 3
 	}
-	t.shrink()
+	nat := append([]int{36, 8, 20, 30, 5, 4, title}, make([]int, len(t.layout.Extra))...)
+	for k := fixedCols; k < len(nat); k++ {
+		nat[k] = t.fit
+	}
+	t.layoutFor(nat, []int{colTasks, colLive})
 	if t.header {
 		t.row(row{cells: t.heads})
 	}
@@ -219,34 +255,104 @@ func (t *Table) cut(s string, n int) string {
 	return msg.Cut(s, n)
 }
 
-// shrink narrows the columns until a line fits t.fit: the extra columns
-// (the snippet) and the title first, to a floor each, then repo and
-// branch; then all of them further, to their minimum.
-func (t *Table) shrink() {
+// The floors a terminal table keeps before it gives up a column: a name
+// cut under nameFloor columns (past its harness mark) and a snippet under
+// snippetFloor (its role, "prompt: ", takes 8) no longer say what a
+// session was; repo and branch read as far down as repoFloor.
+const (
+	nameFloor    = 20
+	snippetFloor = 36
+	repoFloor    = 7
+)
+
+// dropped is a column's width when the layout leaves it out.
+const dropped = -1
+
+// layoutFor sets t.widths from the natural widths nat (what the values
+// take) for t.fit. It tries, in turn, until a line fits with every kept
+// column at or above its floor: every column (less blank, the columns
+// that say nothing); then without TASKS and LIVE (a live row then says
+// so after its title); then with the extra columns (the snippet) on a
+// line of their own under each row; then without BRANCH; then without
+// REPO. Each try shrinks the title and the snippet first, to 40 columns,
+// then repo and branch to 16, then the title and the snippet to their
+// floors, then repo and branch to theirs. The last try that still does
+// not fit shrinks further, every cut column to 4; a line that still does
+// not fit is cut at the edge. The id is never cut.
+func (t *Table) layoutFor(nat []int, blank []int) {
+	tries := [][]int{blank, {colTasks, colLive}, {}, {colBranch}, {colRepo}}
+	var drop []int
+	for n, try := range tries {
+		drop = append(drop, try...)
+		below := n >= 2 && len(t.layout.Extra) > 0
+		if n == 2 && !below {
+			continue
+		}
+		w := append([]int(nil), nat...)
+		for _, k := range drop {
+			w[k] = dropped
+		}
+		if below {
+			for k := fixedCols; k < len(w); k++ {
+				w[k] = dropped
+			}
+		}
+		t.widths, t.below = w, below
+		if t.shrink(n == len(tries)-1) {
+			return
+		}
+	}
+}
+
+// shrink narrows t.widths to fit t.fit, as layoutFor says, and reports
+// whether the line fits with every column at or above its floor; past
+// them only when last.
+func (t *Table) shrink(last bool) bool {
 	total := func() int {
 		n := 0
 		for _, w := range t.widths {
-			n += w + 2
+			if w != dropped {
+				n += w + 2
+			}
 		}
 		return n - 2
 	}
-	shrinkable := func(k int) bool { return k == colTitle || k >= fixedCols }
+	titleFloor := nameFloor
+	if t.Mark != nil {
+		titleFloor += 3 // "cc "
+	}
+	text := func(k int) bool { return k == colTitle || k >= fixedCols }
+	repo := func(k int) bool { return k == colRepo || k == colBranch }
+	floorOf := func(k int) int {
+		if k == colTitle {
+			return titleFloor
+		}
+		if k >= fixedCols {
+			return snippetFloor
+		}
+		return repoFloor
+	}
 	steps := []struct {
 		which func(int) bool
-		floor int
+		floor func(int) int
 	}{
-		{shrinkable, 24},
-		{func(k int) bool { return k == colRepo || k == colBranch }, 10},
-		{shrinkable, 12},
-		{func(k int) bool { return k == colRepo || k == colBranch }, 4},
-		{shrinkable, 4},
+		{text, func(int) int { return 40 }},
+		{repo, func(int) int { return 16 }},
+		{text, floorOf},
+		{repo, floorOf},
+	}
+	if last {
+		steps = append(steps, struct {
+			which func(int) bool
+			floor func(int) int
+		}{func(k int) bool { return text(k) || repo(k) }, func(int) int { return 4 }})
 	}
 	for _, st := range steps {
 		for over := total() - t.fit; over > 0; over = total() - t.fit {
 			// Take a column from the widest of the set above its floor.
 			widest := -1
 			for k, w := range t.widths {
-				if st.which(k) && w > st.floor && (widest < 0 || w > t.widths[widest]) {
+				if st.which(k) && w > st.floor(k) && (widest < 0 || w > t.widths[widest]) {
 					widest = k
 				}
 			}
@@ -256,10 +362,12 @@ func (t *Table) shrink() {
 			t.widths[widest]--
 		}
 	}
+	return total() <= t.fit
 }
 
-// row writes one line; a later row's repo, branch or title longer than
-// its column is cut to fit, the title before its mark.
+// row writes one line; on a pipe every value is whole, a value wider than
+// its column pushing the rest of its line right (two spaces still part
+// it from the next).
 func (t *Table) row(r row) {
 	if t.fit > 0 || t.style.On {
 		t.styledRow(r)
@@ -269,19 +377,13 @@ func (t *Table) row(r row) {
 	last := len(r.cells) - 1
 	for k, v := range r.cells {
 		if k == colTitle {
-			if k != last {
-				v = msg.Cut(v, max(1, t.widths[k]-utf8.RuneCountInString(r.mark)))
-			}
 			v += r.mark
 		}
 		if k == last {
 			b = append(b, v...)
 			break
 		}
-		if k == colRepo || k == colBranch {
-			v = msg.Cut(v, t.widths[k])
-		}
-		b = Pad(b, v, t.widths[k]+2)
+		b = Pad(b, v, max(t.widths[k], utf8.RuneCountInString(v))+2)
 	}
 	b = append(b, '\n')
 	t.buf = b
@@ -294,13 +396,28 @@ func (t *Table) row(r row) {
 // none).
 type seg struct{ text, code string }
 
+// shown is the columns a line prints, in order.
+func (t *Table) shown() []int {
+	ks := make([]int, 0, len(t.widths))
+	for k, w := range t.widths {
+		if w != dropped {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
 // styledRow is row for a terminal: each cell cut to its column (the last
-// too), coloured, and the line cut at the terminal's width.
+// too), coloured, and the line cut at the terminal's width; with the
+// extra columns below, each follows on a line of its own, indented. With
+// no width (colour to a pipe) values are whole, as row keeps them.
 func (t *Table) styledRow(r row) {
 	segs := t.segs[:0]
-	last := len(r.cells) - 1
-	for k, v := range r.cells {
+	ks := t.shown()
+	for n, k := range ks {
+		v := r.cells[k]
 		w := t.widths[k]
+		last := n == len(ks)-1
 		start := len(segs)
 		switch {
 		case r.s == nil: // the header, cut as its column is
@@ -309,22 +426,16 @@ func (t *Table) styledRow(r row) {
 			}
 			segs = append(segs, seg{text: v})
 		case k == colTitle:
-			mark := r.mark
-			title := v
-			if k != last || t.fit > 0 {
-				title = t.cut(v, max(1, w-t.measure(mark)))
-			}
-			code := ""
-			if r.s.Name != "" {
-				code = sgrBold
-			}
-			segs = append(segs, seg{title, code}, seg{mark, sgrMark})
+			segs = t.titleSegs(segs, r, v, w)
 		case k == colAge:
 			segs = append(segs, seg{v, sgrDim})
 		case k == colLive:
 			segs = append(segs, seg{v, liveCode(r.s)})
 		case k == colRepo || k == colBranch:
-			segs = append(segs, seg{t.cut(v, w), ""})
+			if t.fit > 0 {
+				v = t.cut(v, w)
+			}
+			segs = append(segs, seg{v, ""})
 		case k >= fixedCols:
 			if t.fit > 0 {
 				v = t.cut(v, w)
@@ -333,19 +444,60 @@ func (t *Table) styledRow(r row) {
 		default:
 			segs = append(segs, seg{v, ""})
 		}
-		if k == last {
+		if last {
 			break
 		}
 		n := 0
 		for _, sg := range segs[start:] {
 			n += t.measure(sg.text)
 		}
-		if pad := w + 2 - n; pad > 0 {
-			segs = append(segs, seg{text: spaces(pad)})
+		segs = append(segs, seg{text: spaces(max(w-n, 0) + 2)})
+	}
+	b := t.line(t.buf[:0], segs)
+	if t.below && r.s != nil {
+		for k := fixedCols; k < len(r.cells); k++ {
+			if r.cells[k] == "" {
+				continue
+			}
+			segs = append(segs[:0], seg{text: "  "})
+			segs = t.marked(segs, r.cells[k])
+			b = t.line(b, segs)
 		}
 	}
 	t.segs = segs
-	b := t.buf[:0]
+	t.buf = b
+	if t.err == nil {
+		_, t.err = t.w.Write(b)
+	}
+}
+
+// titleSegs are the title cell's segments: the title cut to its column
+// before its lineage mark, which is never cut. A column too narrow for
+// the name's floor beside the whole mark gets the mark's relation alone
+// ("[fork]"; the preview spells it out). When the layout has no LIVE
+// column, a live row says so after its mark.
+func (t *Table) titleSegs(segs []seg, r row, v string, w int) []seg {
+	mark := r.mark
+	live := ""
+	if t.widths[colLive] == dropped && r.s.Live {
+		live = "  " + LiveCell(r.s)
+	}
+	if t.fit > 0 {
+		if mark != "" && w-t.measure(mark+live) < nameFloor {
+			mark = "  [" + shortRelation(r.s.Relation) + "]"
+		}
+		v = t.cut(v, max(1, w-t.measure(mark+live)))
+	}
+	code := ""
+	if r.s.Name != "" {
+		code = sgrBold
+	}
+	return append(segs, seg{v, code}, seg{mark, sgrMark}, seg{live, liveCode(r.s)})
+}
+
+// line appends one line of segs to b: coloured, cut at the terminal's
+// width with "…" standing for what is left out, ending in a newline.
+func (t *Table) line(b []byte, segs []seg) []byte {
 	room := t.fit
 	for i, sg := range segs {
 		text := sg.text
@@ -364,11 +516,7 @@ func (t *Table) styledRow(r row) {
 			break
 		}
 	}
-	b = append(trimSpaces(b), '\n')
-	t.buf = b
-	if t.err == nil {
-		_, t.err = t.w.Write(b)
-	}
+	return append(trimSpaces(b), '\n')
 }
 
 // marked is an extra cell's segments, its matches highlighted.

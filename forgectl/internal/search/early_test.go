@@ -88,3 +88,48 @@ func TestEarlyHitsComeNewestFirstAsSearchFindsThem(t *testing.T) {
 		t.Errorf("an update of an existing index streamed %v", got)
 	}
 }
+
+// Passed hears of every transcript the build reads, hit or not, newest
+// first, and of a hit's transcript before Early does: a merge of two
+// indexes' early hits waits on it.
+func TestPassedComesBeforeEachEarlyHit(t *testing.T) {
+	tr := newTree(t)
+	base := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	for k := range 12 {
+		name := fmt.Sprintf("s%02d", k)
+		text := "nothing to see"
+		if k%3 == 0 {
+			text = "the needle"
+		}
+		tr.write(name, cchome.PromptRow(text, 1))
+		at := base.Add(time.Duration(k) * time.Minute)
+		os.Chtimes(tr.path(name), at, at)
+	}
+	var passed []int64
+	last := int64(0)
+	opt := tr.opt
+	opt.Passed = func(m int64) { passed = append(passed, m); last = m }
+	opt.Early = func(path string, _ []Hit) {
+		st, _ := os.Stat(path)
+		if st.ModTime().UnixNano() != last {
+			t.Errorf("%s: Early before Passed told of its mtime", path)
+		}
+	}
+	q, _ := ParseQuery("needle")
+	if _, err := Search(context.Background(), opt, q); err != nil {
+		t.Fatal(err)
+	}
+	if len(passed) != 12 {
+		t.Fatalf("Passed heard of %d transcripts, not 12", len(passed))
+	}
+	for k := 1; k < len(passed); k++ {
+		if passed[k] > passed[k-1] {
+			t.Errorf("Passed out of order: %v", passed)
+		}
+	}
+	passed = nil
+	tr.write("s99", cchome.PromptRow("one more needle", 1))
+	if _, err := Search(context.Background(), opt, q); err != nil || passed != nil {
+		t.Errorf("an update of an existing index passed %v (%v)", passed, err)
+	}
+}

@@ -50,6 +50,13 @@ type Options struct {
 	// calls it for nothing (the query over the index is as quick). It is
 	// called on Search's goroutine; it must not wait for long.
 	Early func(path string, hits []Hit)
+	// Passed, when set with Early, is told the mtime (Unix ns) of each
+	// transcript the build that calls Early has read, hit or not, in the
+	// order it reads them (newest first), before Early hears of its hits:
+	// a caller merging the early hits of several indexes then knows that
+	// no hit still to come from this one is newer. Like Early, it is not
+	// called for an index that exists.
+	Passed func(mtimeNs int64)
 	// Keep says the entry of a transcript the walk no longer finds stays
 	// in the index as it is: one forgectl moved into its archive, whose
 	// text stays searchable while its file is away.
@@ -173,7 +180,7 @@ func update(ctx context.Context, opt Options, q Query, st *Stats) (*index, []err
 		return ix, problems, nil
 	}
 	if len(p.kept) > 0 {
-		opt.Early = nil // see Options.Early
+		opt.Early, opt.Passed = nil, nil // see Options.Early
 	}
 	cat, readProblems, err := ix.readChanged(ctx, opt, q, p, st)
 	problems = append(problems, readProblems...)
@@ -267,6 +274,9 @@ func (ix *index) readChanged(ctx context.Context, opt Options, q Query, p plan, 
 		}
 		return r
 	}, func(_ int, r jobResult) error {
+		if opt.Early != nil && opt.Passed != nil {
+			opt.Passed(r.j.f.MtimeNs)
+		}
 		switch {
 		case errors.Is(r.err, errDamaged):
 			return r.err
