@@ -21,7 +21,6 @@ import (
 	"forgectl.dev/shared/interrupt"
 	"forgectl.dev/shared/jsonl"
 	"forgectl.dev/shared/msg"
-	"forgectl.dev/shared/transcript"
 )
 
 // `forgectl resume search` and `forgectl resume --search`. The session rows
@@ -691,7 +690,7 @@ func searchHelp() string {
 	}
 	text := strings.Replace(searchHelpText, "@FIELDS@\n", strings.TrimRight(fields, "\n")+"\n", 1)
 	// The caps as the readers apply them, never a copy that can drift.
-	text = strings.Replace(text, "@CAP@", fmt.Sprintf("%d MiB", transcript.DecodeCap>>20), 1)
+	text = strings.Replace(text, "@CAP@", fmt.Sprintf("%d MiB", jsonl.DecodeCap>>20), 1)
 	return strings.Replace(text, "@MAXLINE@", fmt.Sprintf("%d MiB", jsonl.DefaultMaxLine>>20), 1)
 }
 

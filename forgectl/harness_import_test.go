@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,5 +57,35 @@ func TestHarnessImports(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Fatalf("checked %d files: is the test running in forgectl/?", checked)
+	}
+}
+
+// TestHarnessesKeepToThemselves: one harness's package never reaches into
+// another's, nor Codex's into Claude Code's transcript reader; what they
+// share lives in internal/harness and shared/jsonl.
+func TestHarnessesKeepToThemselves(t *testing.T) {
+	for dir, banned := range map[string][]string{
+		"internal/harness/codex":  {"forgectl.dev/forgectl/internal/harness/claude", "forgectl.dev/shared/transcript"},
+		"internal/harness/claude": {"forgectl.dev/forgectl/internal/harness/codex"},
+	} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		if len(files) == 0 {
+			t.Fatalf("no Go files in %s", dir)
+		}
+		for _, p := range files {
+			if strings.HasSuffix(p, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, im := range f.Imports {
+				path, _ := strconv.Unquote(im.Path.Value)
+				if slices.Contains(banned, path) {
+					t.Errorf("%s imports %s", p, path)
+				}
+			}
+		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"forgectl.dev/shared/transcript"
+	"forgectl.dev/shared/jsonl"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -106,12 +106,12 @@ func TestSearchAndLsOnPromptsOverTheCap(t *testing.T) {
 	body := func(n int) string {
 		return "first line of a long paste\n" + strings.Repeat("lorem ipsum dolor sit amet ", n/27) + " tailword"
 	}
-	for id, n := range map[string]int{small: 3 << 20, big: transcript.DecodeCap + 1<<20} {
+	for id, n := range map[string]int{small: 3 << 20, big: jsonl.DecodeCap + 1<<20} {
 		text, _ := json.Marshal(body(n))
 		line := `{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":` + string(text) + `}` + envelope(cwd, id) + "\n"
 		h.cc.Transcript(cwd, id, time.Now().Add(-time.Hour), line)
 	}
-	want := transcript.Oneline(body(600))
+	want := jsonl.Oneline(body(600))
 	if !strings.HasPrefix(want, "first line of a long paste lorem ipsum") || !strings.HasSuffix(want, "…") {
 		t.Fatalf("the expected prompt is %q", want)
 	}
@@ -125,7 +125,7 @@ func TestSearchAndLsOnPromptsOverTheCap(t *testing.T) {
 		t.Errorf("search tailword (-want +got):\n%s", d)
 	}
 	help := h.run("resume", "search", "--help").stdout
-	if cap := fmt.Sprintf("A row over %d MiB", transcript.DecodeCap>>20); !strings.Contains(help, cap) || !strings.Contains(strings.Join(strings.Fields(help), " "), "not searched; ls still shows the start of such a prompt") {
+	if cap := fmt.Sprintf("A row over %d MiB", jsonl.DecodeCap>>20); !strings.Contains(help, cap) || !strings.Contains(strings.Join(strings.Fields(help), " "), "not searched; ls still shows the start of such a prompt") {
 		t.Errorf("search --help does not say what happens to a row over the cap (%q):\n%s", cap, help)
 	}
 }

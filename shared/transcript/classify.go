@@ -7,12 +7,6 @@ import (
 	"forgectl.dev/shared/jsonl"
 )
 
-// DecodeCap bounds the rows whose text is decoded whole, for the listing
-// and for search alike: a longer row is an attachment or a pasted file.
-// Search leaves the text of such a row out; the listing still shows the
-// start of a prompt that long (PromptText), read without decoding it all.
-const DecodeCap = 4 << 20
-
 // Need says which of a row's fields a caller reads, beyond its Type
 // (always read). Classify stops reading a row as soon as nothing it has
 // yet to read could change them: a tool result is settled at its first
@@ -314,16 +308,16 @@ func TextBlocks(content []byte, fn func(lit []byte) bool) {
 	})
 }
 
-// promptHead is how much of a text longer than DecodeCap is decoded to
+// promptHead is how much of a text longer than jsonl.DecodeCap is decoded to
 // show its start: far more than the 200 characters shown.
 const promptHead = 64 << 10
 
 // DecodeText decodes a text's string literal whole when it is at most
-// DecodeCap long; a longer one (or one cut off, whole=false) is decoded
+// jsonl.DecodeCap long; a longer one (or one cut off, whole=false) is decoded
 // from its start, promptHead bytes of it. lit is a JSON string literal,
 // or the first bytes of one.
 func DecodeText(lit []byte, whole bool) (string, bool) {
-	if whole && len(lit) <= DecodeCap {
+	if whole && len(lit) <= jsonl.DecodeCap {
 		s, _, ok := jsonl.String(lit)
 		return s, ok
 	}
@@ -358,7 +352,7 @@ func PromptText(lit []byte, whole bool) string {
 	if !ok {
 		return ""
 	}
-	return Oneline(renderCommand(t))
+	return jsonl.Oneline(renderCommand(t))
 }
 
 // trimSpace is bytes.TrimSpace, also returning how many bytes were cut

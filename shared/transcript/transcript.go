@@ -23,8 +23,6 @@ import (
 	"math/bits"
 	"os"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
@@ -219,7 +217,7 @@ func (s *Summary) metadata(typ string, line []byte) {
 	default:
 		return // not needed for a listing: skip without decoding
 	}
-	if len(line) > DecodeCap {
+	if len(line) > jsonl.DecodeCap {
 		return
 	}
 	var m struct {
@@ -250,7 +248,7 @@ func (s *Summary) metadata(typ string, line []byte) {
 		s.SummaryText = m.Summary
 	case "last-prompt":
 		if m.LastPrompt != "" {
-			s.LastPrompt = Oneline(m.LastPrompt)
+			s.LastPrompt = jsonl.Oneline(m.LastPrompt)
 		}
 	case "relocated":
 		s.Relocated = m.Relocated
@@ -504,11 +502,11 @@ func (e *envelope) value(b []byte, key int) (string, bool) {
 }
 
 // readPromptAt decodes the newest human prompt, whose text literal the
-// scan located: read whole up to DecodeCap, else its first promptHead
+// scan located: read whole up to jsonl.DecodeCap, else its first promptHead
 // bytes, never the rest of its row.
 func (s *Summary) readPromptAt(f *os.File) string {
-	n := min(s.LastUserLen, DecodeCap)
-	if s.LastUserLen > DecodeCap {
+	n := min(s.LastUserLen, jsonl.DecodeCap)
+	if s.LastUserLen > jsonl.DecodeCap {
 		n = promptHead + 8 // escapes: a little more text than is decoded
 	}
 	buf := make([]byte, n)
@@ -543,40 +541,6 @@ func between(s, open, close string) (string, bool) {
 		return "", false
 	}
 	return rest[:j], true
-}
-
-// Oneline collapses whitespace (unicode.IsSpace) and cuts at 200 runes
-// with an ellipsis. It reads no further than the 201st rune: a listing
-// calls it on every prompt of history.jsonl, where a pasted text can run
-// to kilobytes. A bad UTF-8 byte counts as a rune; it is kept as it is in
-// a line that fits, and becomes U+FFFD in one that is cut.
-func Oneline(s string) string {
-	const most = 200
-	var b []byte
-	n, space := 0, false
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsSpace(r) {
-			space = true
-			i += size
-			continue
-		}
-		if space && n > 0 {
-			b = append(b, ' ')
-			n++
-		}
-		space = false
-		if n > most {
-			break
-		}
-		b = append(b, s[i:i+size]...)
-		n++
-		i += size
-	}
-	if n > most {
-		return string([]rune(string(b))[:most]) + "…"
-	}
-	return string(b)
 }
 
 // nextMember finds, from b[from:] on, the first member whose key is

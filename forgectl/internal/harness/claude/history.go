@@ -91,11 +91,11 @@ func readHistory(path string, stored harness.Aux) (*history, error) {
 		if !ok {
 			continue // old lines lack sessionId; broken lines are skipped
 		}
-		if lineage.IsClearCommand(transcript.Oneline(display)) {
+		if lineage.IsClearCommand(jsonl.Oneline(display)) {
 			h.file.Clears = append(h.file.Clears, lineage.ClearEvent{SessionID: id, AtMs: ts})
 		}
 		if e, seen := h.fresh[id]; !seen || ts >= e.LastAtMs {
-			h.fresh[id] = histEntry{LastAtMs: ts, Last: transcript.Oneline(display)}
+			h.fresh[id] = histEntry{LastAtMs: ts, Last: jsonl.Oneline(display)}
 		}
 	}
 	stamp, err := fresh.Take(now, sc.Consumed(), f)

@@ -31,14 +31,14 @@ func (h *Harness) Tail(s *harness.Session, max int) ([]harness.Turn, error) {
 
 // tailTurns walks f's lines from size back, newest first (harness.
 // Backward), until the preview is full. Rows are read as search reads
-// them (transcript.Classify); a line over transcript.DecodeCap (an
+// them (transcript.Classify); a line over jsonl.DecodeCap (an
 // attachment, a pasted file) is passed over without being kept.
 func tailTurns(f io.ReaderAt, size int64, max int, budget int64) ([]harness.Turn, error) {
 	ts := harness.NewTurns(max)
 	if ts.Full() {
 		return ts.Oldest(), nil
 	}
-	err := harness.Backward(f, size, budget, transcript.DecodeCap, passOver, func(line []byte) bool {
+	err := harness.Backward(f, size, budget, jsonl.DecodeCap, passOver, func(line []byte) bool {
 		return tailLine(ts, line)
 	})
 	if err != nil {

@@ -68,7 +68,7 @@ func hasText(s string) bool {
 
 // name reads a name row (custom title, agent name, AI title, summary).
 func (x *extractor) name(typ string, line []byte) {
-	if len(line) > transcript.DecodeCap {
+	if len(line) > jsonl.DecodeCap {
 		return
 	}
 	var m struct {
@@ -105,7 +105,7 @@ func (x *extractor) name(typ string, line []byte) {
 // typed (not a system reminder, a compaction summary or a tool result):
 // its string content or its text blocks.
 func (x *extractor) user(line []byte, r *transcript.Row) {
-	if !r.IsPrompt() || len(line) > transcript.DecodeCap {
+	if !r.IsPrompt() || len(line) > jsonl.DecodeCap {
 		return
 	}
 	at := x.stampLit(r.Timestamp)
@@ -133,7 +133,7 @@ var skippedInputKeys = map[string]bool{"content": true, "old_string": true, "new
 
 func (x *extractor) assistant(line []byte, r *transcript.Row) {
 	c := r.Content
-	if len(c) == 0 || c[0] != '[' || len(line) > transcript.DecodeCap {
+	if len(c) == 0 || c[0] != '[' || len(line) > jsonl.DecodeCap {
 		return
 	}
 	if x.fastReply(r) || x.fastTool(r) {

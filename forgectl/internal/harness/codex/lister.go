@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
@@ -127,11 +127,9 @@ type head struct {
 	sum uint32
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // matches says line is the line the head was decoded from.
 func (hd *head) matches(line []byte) bool {
-	return hd != nil && len(line) == hd.n && crc32.Checksum(line, castagnoli) == hd.sum
+	return hd != nil && len(line) == hd.n && binrec.CRC(line) == hd.sum
 }
 
 // readHead reads a segment's first line for its thread id.
@@ -161,7 +159,7 @@ func (h *Harness) readHead(path string) (*head, error) {
 		return nil, err // no complete first line yet: being written
 	}
 	line = line[:len(line)-1] // as the row's read sees it
-	hd := &head{n: len(line), sum: crc32.Checksum(line, castagnoli)}
+	hd := &head{n: len(line), sum: binrec.CRC(line)}
 	if typ, _, _ := envelope(line); typ == "session_meta" {
 		hd.seg.meta(line)
 	}

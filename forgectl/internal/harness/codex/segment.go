@@ -12,7 +12,6 @@ import (
 	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
-	"forgectl.dev/shared/transcript"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -518,4 +517,4 @@ func injected(text string) bool {
 
 // clip is a prompt as a row shows it: one line, at most 200 characters,
 // as for Claude Code.
-func clip(s string) string { return transcript.Oneline(s) }
+func clip(s string) string { return jsonl.Oneline(s) }

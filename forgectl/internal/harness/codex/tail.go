@@ -11,7 +11,6 @@ import (
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
-	"forgectl.dev/shared/transcript"
 )
 
 // Tail reads a thread's newest turns from the end of its newest segment
@@ -143,7 +142,7 @@ func rewoundFrom(segments []string, path string, end int64) string {
 
 // tailTurns adds the turns of f's lines before size, newest first.
 func tailTurns(f io.ReaderAt, size int64, paginated bool, ts *harness.Turns, budget int64) error {
-	return harness.Backward(f, size, budget, transcript.DecodeCap, passOver, func(line []byte) bool {
+	return harness.Backward(f, size, budget, jsonl.DecodeCap, passOver, func(line []byte) bool {
 		turns := lineTurns(line, paginated)
 		for k := len(turns) - 1; k >= 0; k-- {
 			if !ts.Add(turns[k]) {

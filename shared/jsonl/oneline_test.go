@@ -1,4 +1,4 @@
-package transcript
+package jsonl
 
 import (
 	"math/rand"
