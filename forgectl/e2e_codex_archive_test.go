@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -232,23 +230,8 @@ func TestE2ECodexArchiveFailures(t *testing.T) {
 // A thread another process holds is refused with exit 2, naming its pid;
 // codex is not run and nothing moves.
 func TestE2ECodexArchiveRefusesLiveThread(t *testing.T) {
-	if _, err := os.Stat("/proc/locks"); err != nil {
-		t.Skip("no /proc/locks on this system")
-	}
-	flockBin, err := exec.LookPath("flock")
-	if err != nil {
-		t.Skip("flock(1) is not installed")
-	}
 	m := newCodexMoves(t)
-	lock := filepath.Join(m.root, "thread-writer-locks", cxTUI+".lock")
-	os.MkdirAll(filepath.Dir(lock), 0o755)
-	os.WriteFile(lock, nil, 0o644)
-	holder := exec.Command(flockBin, "-o", "-x", lock, "sleep", "120")
-	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { syscall.Kill(-holder.Process.Pid, syscall.SIGKILL); holder.Wait() }()
+	holder := holdThreadLock(t, m.root, cxTUI)
 	poll.Every(20*time.Millisecond).Until(t, 15*time.Second, "the lock to be held", func() (bool, string) {
 		r := rowsByID(m.lsJSON(t))[cxTUI]
 		return r.Live, fmt.Sprintf("%+v", r)

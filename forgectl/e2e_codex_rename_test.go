@@ -144,26 +144,10 @@ func umask() os.FileMode {
 // which all write names) is refused with exit 2 naming the pid, and so are
 // names Codex would refuse or /rename could not type; nothing is written.
 func TestE2ECodexRenameRefusals(t *testing.T) {
-	if _, err := os.Stat("/proc/locks"); err != nil {
-		t.Skip("no /proc/locks on this system")
-	}
-	flockBin, err := exec.LookPath("flock")
-	if err != nil {
-		t.Fatal("flock(1) (util-linux) is needed to hold a thread's lock")
-	}
 	c := newCodexE2E(t)
 	c.build()
 	index := filepath.Join(c.root, "session_index.jsonl")
-	lock := filepath.Join(c.root, "thread-writer-locks", cxTUI+".lock")
-	os.MkdirAll(filepath.Dir(lock), 0o755)
-	os.WriteFile(lock, nil, 0o644)
-	holder := exec.Command(flockBin, "-o", "-x", lock, "sleep", "120")
-	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { syscall.Kill(-holder.Process.Pid, syscall.SIGKILL); holder.Wait() }()
-	pid := holder.Process.Pid
+	pid := holdThreadLock(t, c.root, cxTUI).Process.Pid
 	poll.Every(20*time.Millisecond).Until(t, 15*time.Second, "the lock to be held", func() (bool, string) {
 		r := rowsByID(c.lsJSON(t))[cxTUI]
 		return r.Live, fmt.Sprintf("%+v", r)

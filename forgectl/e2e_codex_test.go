@@ -310,26 +310,9 @@ func TestE2ECodexResumeAndFork(t *testing.T) {
 // A thread is live while a write flock is held on its lock file: here by
 // a real process (flock(1)), seen through /proc/locks.
 func TestE2ECodexLiveThread(t *testing.T) {
-	if _, err := os.Stat("/proc/locks"); err != nil {
-		t.Skip("no /proc/locks on this system")
-	}
-	flockBin, err := exec.LookPath("flock")
-	if err != nil {
-		t.Skip("flock(1) is not installed")
-	}
 	c := newCodexE2E(t)
 	c.build()
-	lock := filepath.Join(c.root, "thread-writer-locks", cxTUI+".lock")
-	os.MkdirAll(filepath.Dir(lock), 0o755)
-	os.WriteFile(lock, nil, 0o644)
-	// -o: the sleep does not inherit the locked descriptor, so the lock
-	// is flock's alone and goes with it. The group is ended at the end.
-	holder := exec.Command(flockBin, "-o", "-x", lock, "sleep", "120")
-	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { syscall.Kill(-holder.Process.Pid, syscall.SIGKILL); holder.Wait() }()
+	holder := holdThreadLock(t, c.root, cxTUI)
 	pid := holder.Process.Pid
 	var tui render.SessionJSON
 	poll.Every(20*time.Millisecond).Until(t, 15*time.Second, "the lock to be held", func() (bool, string) {
@@ -353,15 +336,7 @@ func TestE2ECodexLiveThread(t *testing.T) {
 	}
 
 	// Held by a running codex exec: refused too, and said so.
-	execLock := filepath.Join(c.root, "thread-writer-locks", cxExec+".lock")
-	os.WriteFile(execLock, nil, 0o644)
-	execHolder := exec.Command(flockBin, "-o", "-x", execLock, "sleep", "120")
-	execHolder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := execHolder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { syscall.Kill(-execHolder.Process.Pid, syscall.SIGKILL); execHolder.Wait() }()
-	execPid := execHolder.Process.Pid
+	execPid := holdThreadLock(t, c.root, cxExec).Process.Pid
 	poll.Every(20*time.Millisecond).Until(t, 15*time.Second, "the exec lock to be held", func() (bool, string) {
 		r := rowsByID(c.lsJSON(t, "--all"))[cxExec]
 		return r.Live && r.Pid != nil && *r.Pid == execPid && r.LiveHolder == "exec", fmt.Sprintf("%+v", r)
@@ -388,7 +363,7 @@ func TestE2ECodexLiveThread(t *testing.T) {
 	// SIGKILL leaves the lock file and takes the lock: not live.
 	holder.Process.Kill()
 	holder.Wait()
-	if _, err := os.Stat(lock); err != nil {
+	if _, err := os.Stat(filepath.Join(c.root, "thread-writer-locks", cxTUI+".lock")); err != nil {
 		t.Fatal("the lock file should stay")
 	}
 	poll.Every(20*time.Millisecond).Until(t, 15*time.Second, "the lock to go", func() (bool, string) {
@@ -667,4 +642,30 @@ func TestE2ECodexArchived(t *testing.T) {
 	if code, _, _ := c.runCmd(t, nil, "resume", "--archived", "--dry-run", "refund webhook"); code != 1 {
 		t.Errorf("resume --archived matched a thread that is not archived: exit %d", code)
 	}
+}
+
+// holdThreadLock holds a write flock on the thread's lock file under root
+// from a real process (flock(1)), as a running Codex does, until the test
+// ends; it skips where there is no /proc/locks to see it by. -o: the
+// sleep does not inherit the locked descriptor, so the lock is flock's
+// alone and goes with it.
+func holdThreadLock(t *testing.T, root, id string) *exec.Cmd {
+	t.Helper()
+	if _, err := os.Stat("/proc/locks"); err != nil {
+		t.Skip("no /proc/locks on this system")
+	}
+	flockBin, err := exec.LookPath("flock")
+	if err != nil {
+		t.Fatal("flock(1) (util-linux) is needed to hold a thread's lock")
+	}
+	lock := filepath.Join(root, "thread-writer-locks", id+".lock")
+	os.MkdirAll(filepath.Dir(lock), 0o755)
+	os.WriteFile(lock, nil, 0o644)
+	holder := exec.Command(flockBin, "-o", "-x", lock, "sleep", "120")
+	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-holder.Process.Pid, syscall.SIGKILL); holder.Wait() })
+	return holder
 }
