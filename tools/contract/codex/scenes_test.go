@@ -162,7 +162,7 @@ func TestCodexExecThread(t *testing.T) {
 		t.Errorf("a finished exec still holds its lock: %v", got)
 	}
 	h.stopDaemon()
-	checkForgectlExecThread(h, id, prompt)
+	checkForgectlExecThread(h, id, repo, prompt, paths[0])
 }
 
 // TestCodexFork: a paginated fork copies no history, points into its
