@@ -431,8 +431,12 @@ func checkArchiveRewound(h *home, id string) {
 	h.stopDaemon()
 }
 
-// checkForgectlArchived: hidden as archived; ls --archived lists it alone.
-func checkForgectlArchived(h *home, id, prompt string) {
+// checkForgectlArchived: hidden as archived; ls --archived and
+// ls --tree --archived list it alone; and a real `forgectl resume <id>`
+// runs codex on it where it is, which asks "Unarchive and resume": chosen,
+// the TUI comes back on the thread in its cwd and the next prompt lands in
+// the rollout moved back to file (its first place in sessions/).
+func checkForgectlArchived(h *home, id, cwd, prompt, file string) {
 	t := h.t
 	t.Helper()
 	if !enabled(h, "checkForgectlArchived") {
@@ -455,12 +459,23 @@ func checkForgectlArchived(h *home, id, prompt string) {
 		if ids := h.search(flag, "archive", "later"); !contains(ids, id) {
 			t.Errorf("search %s does not find the archived thread: %v", flag, ids)
 		}
+
+	}
+	if tree := h.lsRows("--tree", "--archived"); len(tree) != 1 || tree[0].id() != id || tree[0].HiddenReason != "archived" {
+		t.Errorf("ls --tree --archived holds %+v, want the one root %s", tree, id)
+	}
+	resumeInPlace(h, resumeCase{id: id, cwd: cwd, prompt: prompt, file: file, question: "Unarchive and resume"})
+	if r, ok := h.ls()[id]; !ok || r.Hidden {
+		t.Errorf("after resuming it through codex's unarchive, ls shows %+v (listed %v)", r, ok)
+	}
+	if live, arch := h.files(); len(arch) != 0 || !slices.Equal(live, []string{file}) {
+		t.Errorf("after the resume: sessions/ %v, archived_sessions/ %v; want only %s", live, arch, file)
 	}
 }
 
 // checkForgectlLegacy: a legacy thread's prompt, and a legacy fork whose
 // copied history (line 2's session_meta and the parent's turns) is not its
-// own.
+// own, nested under its parent in --tree; both resume in place.
 func checkForgectlLegacy(h *home, parent, fork, parentPrompt, forkPrompt, cwd, parentFile string) {
 	t := h.t
 	t.Helper()

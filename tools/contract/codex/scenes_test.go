@@ -296,7 +296,7 @@ func TestCodexArchived(t *testing.T) {
 	}
 	checkPaginated(t, readRollout(t, archived[0]), id, repo, h.version, prompt)
 	h.stopDaemon()
-	checkForgectlArchived(h, id, prompt)
+	checkForgectlArchived(h, id, repo, prompt, paths[0])
 }
 
 // TestCodexLegacyThreadAndFork: 0.142.3 writes user_message events, no
