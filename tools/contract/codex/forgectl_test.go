@@ -476,7 +476,7 @@ func checkForgectlArchived(h *home, id, cwd, prompt, file string) {
 // checkForgectlLegacy: a legacy thread's prompt, and a legacy fork whose
 // copied history (line 2's session_meta and the parent's turns) is not its
 // own, nested under its parent in --tree; both resume in place.
-func checkForgectlLegacy(h *home, parent, fork, parentPrompt, forkPrompt, cwd, parentFile string) {
+func checkForgectlLegacy(h *home, parent, fork, parentPrompt, forkPrompt, cwd, parentFile, forkFile string) {
 	t := h.t
 	t.Helper()
 	if !enabled(h, "checkForgectlLegacy") {
@@ -496,8 +496,24 @@ func checkForgectlLegacy(h *home, parent, fork, parentPrompt, forkPrompt, cwd, p
 	if ids := h.search("zeta"); !contains(ids, parent) {
 		t.Errorf("search zeta: %v, want the legacy parent %s", ids, parent)
 	}
-	// On 0.142.3 (the home's codex): the legacy thread resumes in place.
+	nested := false
+	for _, r := range h.lsRows("--tree") {
+		if r.id() == fork {
+			t.Errorf("ls --tree holds the legacy fork %s as a root (its line-2 session_meta names %s)", fork, parent)
+		}
+		if r.id() == parent {
+			for _, c := range r.Children {
+				nested = nested || c.id() == fork && c.Relation == "fork"
+			}
+		}
+	}
+	if !nested {
+		t.Errorf("ls --tree does not nest the legacy fork %s under %s", fork, parent)
+	}
+	// On 0.142.3 (the home's codex): the legacy thread and its fork resume
+	// in place, each in its own file.
 	checkResumeInPlace(h, parent, cwd, parentPrompt, parentFile)
+	checkResumeInPlace(h, fork, cwd, forkPrompt, forkFile)
 }
 
 // checkForgectlLive: the thread is live with the lock holder's pid, and

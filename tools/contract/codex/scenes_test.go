@@ -348,5 +348,5 @@ func TestCodexLegacyThreadAndFork(t *testing.T) {
 		t.Errorf("legacy fork's user_message events %q: want the parent's copied, then its own", flg)
 	}
 	h.stopDaemon()
-	checkForgectlLegacy(h, parent, fork, parentPrompt, forkPrompt, repo, paths[0])
+	checkForgectlLegacy(h, parent, fork, parentPrompt, forkPrompt, repo, paths[0], fpaths[0])
 }
