@@ -530,16 +530,35 @@ func checkForgectlLive(h *home, id string, pid int, holder string) {
 	}
 }
 
-// checkForgectlRefusesSecondWriter: resuming a thread a no-daemon TUI
-// holds would be a second writer: refused with exit 2 naming the pid.
-func checkForgectlRefusesSecondWriter(h *home, id string, pid int) {
+// checkForgectlRefusesSecondWriter: resuming a thread a no-daemon TUI or
+// a running codex exec (holder) holds would be a second writer: refused
+// with exit 2 naming the pid. An exact id finds the exec thread, hidden by
+// default, without --all.
+func checkForgectlRefusesSecondWriter(h *home, id string, pid int, holder string) {
 	t := h.t
 	t.Helper()
-	if !enabled(h, "checkForgectlRefusesSecondWriter") {
+	if !enabled(h, "checkForgectlRefusesSecondWriter ("+holder+")") {
 		return
 	}
 	out, errOut, code := h.forgectl("resume", id)
 	if code != 2 || out != "" || !strings.Contains(errOut, "pid "+strconv.Itoa(pid)) {
-		t.Errorf("resume of a thread a no-daemon TUI holds: exit %d, stdout %q, stderr %q; want exit 2 naming pid %d", code, out, errOut, pid)
+		t.Errorf("resume of a thread a %s holds: exit %d, stdout %q, stderr %q; want exit 2 naming pid %d", holder, code, out, errOut, pid)
+	}
+}
+
+// checkForgectlResumeAttaches: while the daemon holds the thread and a
+// client is attached in another pane, `forgectl resume <id>` is the safe
+// case (the daemon stays the only writer): it is not refused, and a real
+// resume attaches a second view on the same thread, whose prompt lands in
+// the thread's file.
+func checkForgectlResumeAttaches(h *home, id, cwd, prompt, file string, daemon int) {
+	t := h.t
+	t.Helper()
+	if !enabled(h, "checkForgectlResumeAttaches") {
+		return
+	}
+	checkResumeInPlace(h, id, cwd, prompt, file)
+	if got := h.lockHolders(id); len(got) != 1 || got[0] != daemon {
+		t.Errorf("after forgectl's resume beside a client, the lock holders are %v, want only the daemon %d", got, daemon)
 	}
 }
