@@ -562,3 +562,20 @@ func checkForgectlResumeAttaches(h *home, id, cwd, prompt, file string, daemon i
 		t.Errorf("after forgectl's resume beside a client, the lock holders are %v, want only the daemon %d", got, daemon)
 	}
 }
+
+// checkForgectlAutoTitle: before any /rename, ls names the thread with the
+// title Codex generated (session_index.jsonl), while the TUI still runs.
+func checkForgectlAutoTitle(h *home, id, title string) {
+	t := h.t
+	t.Helper()
+	if !enabled(h, "checkForgectlAutoTitle") {
+		return
+	}
+	if r, ok := h.ls()[id]; !ok || r.Name != title {
+		t.Errorf("ls before the /rename: row %+v (listed %v), want the auto-title %q", r, ok, title)
+	}
+	// No search here: a search now would index the thread under this title,
+	// and forgectl's search index does not see the TUI's /rename that
+	// follows (it goes only to session_index.jsonl), so the search by the
+	// new name in checkForgectlTUIThread would fail (facts/codex.md §11).
+}

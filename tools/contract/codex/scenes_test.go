@@ -78,6 +78,7 @@ func TestCodexTUIThreadTitledThenRenamed(t *testing.T) {
 	}
 	// The title call is a second request with a JSON schema.
 	h.waitName(id, fakeapi.TitleFor(prompt))
+	checkForgectlAutoTitle(h, id, fakeapi.TitleFor(prompt))
 	p.slash("/rename", "Rename thread")
 	p.rename("login work renamed")
 	h.waitName(id, "login work renamed")
