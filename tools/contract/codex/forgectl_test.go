@@ -198,8 +198,6 @@ type resumeCase struct {
 	// file is where the new prompt must land: the thread's live segment
 	// (for an archived thread, the sessions/ path it is unarchived to).
 	file string
-	// flags go before the id (--all for a thread hidden by default).
-	flags []string
 	// question, when set, is a line Codex shows before the composer (its
 	// "Unarchive and resume"): it is answered as a person would, by
 	// choosing that line, and the resume fails if it never shows.
@@ -211,8 +209,7 @@ func resumeInPlace(h *home, c resumeCase) {
 	t := h.t
 	t.Helper()
 	before, beforeArch := h.files()
-	argv := append([]string{filepath.Join(h.s.bin, "forgectl"), "resume"}, c.flags...)
-	p := h.newPane(h.dir, append(argv, c.id)...)
+	p := h.newPane(h.dir, filepath.Join(h.s.bin, "forgectl"), "resume", c.id)
 	if c.question != "" {
 		s := p.WaitScreenLive("codex's question "+strconv.Quote(c.question), tmuxrig.StartWait, func(s string) bool {
 			return strings.Contains(s, c.question) || strings.Contains(s, dirQuestion)
