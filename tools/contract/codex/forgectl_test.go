@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"forgectl.dev/tools/contract/tmuxrig"
@@ -187,52 +188,107 @@ func checkForgectlTUIThread(h *home, id, cwd, prompt, name, file string) {
 // question, and a new prompt lands in file (the thread's live segment),
 // with no new file.
 func checkResumeInPlace(h *home, id, cwd, prompt, file string) {
+	h.t.Helper()
+	resumeInPlace(h, resumeCase{id: id, cwd: cwd, prompt: prompt, file: file})
+}
+
+// resumeCase is one real resume through forgectl.
+type resumeCase struct {
+	id, cwd, prompt string
+	// file is where the new prompt must land: the thread's live segment
+	// (for an archived thread, the sessions/ path it is unarchived to).
+	file string
+	// question, when set, is a line Codex shows before the composer (its
+	// "Unarchive and resume"): it is answered as a person would, by
+	// choosing that line, and the resume fails if it never shows.
+	question string
+}
+
+// resumeInPlace is checkResumeInPlace for any resumeCase.
+func resumeInPlace(h *home, c resumeCase) {
 	t := h.t
 	t.Helper()
-	before, _ := h.files()
-	p := h.newPane(h.dir, filepath.Join(h.s.bin, "forgectl"), "resume", id)
+	before, beforeArch := h.files()
+	p := h.newPane(h.dir, filepath.Join(h.s.bin, "forgectl"), "resume", c.id)
+	if c.question != "" {
+		s := p.WaitScreenLive("codex's question "+strconv.Quote(c.question), tmuxrig.StartWait, func(s string) bool {
+			return strings.Contains(s, c.question) || strings.Contains(s, dirQuestion)
+		})
+		if strings.Contains(s, dirQuestion) {
+			t.Fatalf("forgectl resume %s: codex asks for a directory:\n%s", c.id, s)
+		}
+		t.Logf("FACT: forgectl resume of this thread meets codex's question:\n%s", strings.TrimSpace(s))
+		answer(t, p, s, c.question)
+	}
 	// The composer comes up before the replayed transcript is drawn (0.142.3
 	// on a loaded machine showed it alone): wait for both, or for the
 	// directory question, and judge the last screen seen.
 	var s string
 	tmuxrig.Poll.Wait(tmuxrig.StartWait, func() bool {
 		s = p.Screen()
-		_, c := composer(s)
-		return c && strings.Contains(s, prompt) || strings.Contains(s, dirQuestion) || p.Dead()
+		_, c2 := composer(s)
+		return c2 && strings.Contains(s, c.prompt) || strings.Contains(s, dirQuestion) || p.Dead()
 	})
-	if _, c := composer(s); !c || strings.Contains(s, dirQuestion) {
-		t.Fatalf("forgectl resume %s did not bring the composer back (a directory question?):\n%s", id, s)
+	if _, ok := composer(s); !ok || strings.Contains(s, dirQuestion) {
+		t.Fatalf("forgectl resume %s did not bring the composer back (a directory question?):\n%s", c.id, s)
 	}
-	if !strings.Contains(s, prompt) {
-		t.Errorf("the resumed TUI does not show the thread's prompt %q:\n%s", prompt, s)
+	if !strings.Contains(s, c.prompt) {
+		t.Errorf("the resumed TUI does not show the thread's prompt %q:\n%s", c.prompt, s)
 	}
 	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.Pid)); err != nil || filepath.Base(exe) != "codex" {
 		t.Errorf("pid %d runs %q (%v): forgectl did not exec codex in place", p.Pid, exe, err)
 	}
-	if d, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", p.Pid)); err != nil || d != cwd {
-		t.Errorf("codex runs in %q (%v), want the thread's %s", d, err, cwd)
+	if d, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", p.Pid)); err != nil || d != c.cwd {
+		t.Errorf("codex runs in %q (%v), want the thread's %s", d, err, c.cwd)
 	}
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.Pid))
-	if argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"); !strings.Contains(strings.Join(argv, " "), "resume "+id) {
-		t.Errorf("codex argv %q, want resume %s", argv, id)
+	if argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"); !strings.Contains(strings.Join(argv, " "), "resume "+c.id) {
+		t.Errorf("codex argv %q, want resume %s", argv, c.id)
 	}
-	next := "resumed through forgectl " + id[:8]
+	next := "resumed through forgectl " + c.id[:8]
 	p.prompt(next)
 	p.quit()
-	after, _ := h.files()
-	if len(after) != len(before) {
-		t.Errorf("resuming made new files: before %v, after %v", before, after)
+	after, afterArch := h.files()
+	if len(after)+len(afterArch) != len(before)+len(beforeArch) {
+		t.Errorf("resuming made new files: before %v %v, after %v %v", before, beforeArch, after, afterArch)
 	}
-	if got, paths := h.thread(next); got != id || !slices.ContainsFunc(paths, func(p string) bool {
+	if got, paths := h.thread(next); got != c.id || !slices.ContainsFunc(paths, func(p string) bool {
 		pg, lg := readRolloutQuiet(p).prompts()
-		return p == file && slices.Contains(append(pg, lg...), next)
+		return p == c.file && slices.Contains(append(pg, lg...), next)
 	}) {
-		t.Errorf("the prompt after the resume went to thread %s %v, want %s in %s", got, paths, id, file)
+		t.Errorf("the prompt after the resume went to thread %s %v, want %s in %s", got, paths, c.id, c.file)
 	}
 }
 
-// checkForgectlExecThread: an exec thread is hidden as print-mode.
-func checkForgectlExecThread(h *home, id, prompt string) {
+// answer chooses the line holding choice on a selection screen s: Enter
+// when the selection marker (›) is on it already, else the digit Codex
+// numbers it with. Letters are commands on such screens: nothing else is
+// typed.
+func answer(t *testing.T, p *pane, s, choice string) {
+	t.Helper()
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		i := strings.Index(l, choice)
+		if i < 0 {
+			continue
+		}
+		head := strings.TrimSpace(l[:i])
+		if strings.HasPrefix(head, "›") {
+			p.Keys("Enter")
+			return
+		}
+		if n := strings.TrimSuffix(strings.Fields(head + " x")[0], "."); len(n) == 1 && n[0] >= '1' && n[0] <= '9' {
+			p.Literal(n)
+			return
+		}
+	}
+	t.Fatalf("cannot tell how to choose %q on:\n%s", choice, s)
+}
+
+// checkForgectlExecThread: an exec thread is hidden as print-mode, search
+// finds it with --all only, `ls --all --tree` holds it as a root, and a real
+// resume by its id (no --all needed) opens the TUI on it in its cwd.
+func checkForgectlExecThread(h *home, id, cwd, prompt, file string) {
 	t := h.t
 	t.Helper()
 	if !enabled(h, "checkForgectlExecThread") {
@@ -242,9 +298,24 @@ func checkForgectlExecThread(h *home, id, prompt string) {
 		t.Errorf("the default ls lists the exec thread %s", id)
 	}
 	r, ok := h.ls("--all")[id]
-	if !ok || !r.Hidden || r.HiddenReason != "print-mode" || r.FirstPrompt != prompt {
-		t.Errorf("ls --all: exec thread row %+v (listed %v), want hidden print-mode with prompt %q", r, ok, prompt)
+	if !ok || !r.Hidden || r.HiddenReason != "print-mode" || r.FirstPrompt != prompt || r.Cwd != cwd {
+		t.Errorf("ls --all: exec thread row %+v (listed %v), want hidden print-mode with prompt %q in %s", r, ok, prompt, cwd)
 	}
+	if ids := h.search("exec", "delta"); contains(ids, id) {
+		t.Errorf("search without --all finds the hidden exec thread: %v", ids)
+	}
+	if ids := h.search("--all", "exec", "delta"); !contains(ids, id) {
+		t.Errorf("search --all does not find the exec thread: %v", ids)
+	}
+	// Hidden rows stay out of the default tree as out of the list.
+	if slices.ContainsFunc(h.lsRows("--tree"), func(r row) bool { return r.id() == id }) {
+		t.Errorf("the default ls --tree holds the hidden exec thread %s", id)
+	}
+	if !slices.ContainsFunc(h.lsRows("--all", "--tree"), func(r row) bool { return r.id() == id && r.HiddenReason == "print-mode" }) {
+		t.Errorf("ls --all --tree has no root %s marked print-mode", id)
+	}
+	// An exact id finds a hidden thread without --all.
+	checkResumeInPlace(h, id, cwd, prompt, file)
 }
 
 // checkForgectlFork: the fork is relation fork of its parent, with its own
@@ -357,8 +428,12 @@ func checkArchiveRewound(h *home, id string) {
 	h.stopDaemon()
 }
 
-// checkForgectlArchived: hidden as archived; ls --archived lists it alone.
-func checkForgectlArchived(h *home, id, prompt string) {
+// checkForgectlArchived: hidden as archived; ls --archived and
+// ls --tree --archived list it alone; and a real `forgectl resume <id>`
+// runs codex on it where it is, which asks "Unarchive and resume": chosen,
+// the TUI comes back on the thread in its cwd and the next prompt lands in
+// the rollout moved back to file (its first place in sessions/).
+func checkForgectlArchived(h *home, id, cwd, prompt, file string) {
 	t := h.t
 	t.Helper()
 	if !enabled(h, "checkForgectlArchived") {
@@ -381,13 +456,24 @@ func checkForgectlArchived(h *home, id, prompt string) {
 		if ids := h.search(flag, "archive", "later"); !contains(ids, id) {
 			t.Errorf("search %s does not find the archived thread: %v", flag, ids)
 		}
+
+	}
+	if tree := h.lsRows("--tree", "--archived"); len(tree) != 1 || tree[0].id() != id || tree[0].HiddenReason != "archived" {
+		t.Errorf("ls --tree --archived holds %+v, want the one root %s", tree, id)
+	}
+	resumeInPlace(h, resumeCase{id: id, cwd: cwd, prompt: prompt, file: file, question: "Unarchive and resume"})
+	if r, ok := h.ls()[id]; !ok || r.Hidden {
+		t.Errorf("after resuming it through codex's unarchive, ls shows %+v (listed %v)", r, ok)
+	}
+	if live, arch := h.files(); len(arch) != 0 || !slices.Equal(live, []string{file}) {
+		t.Errorf("after the resume: sessions/ %v, archived_sessions/ %v; want only %s", live, arch, file)
 	}
 }
 
 // checkForgectlLegacy: a legacy thread's prompt, and a legacy fork whose
 // copied history (line 2's session_meta and the parent's turns) is not its
-// own.
-func checkForgectlLegacy(h *home, parent, fork, parentPrompt, forkPrompt, cwd, parentFile string) {
+// own, nested under its parent in --tree; both resume in place.
+func checkForgectlLegacy(h *home, parent, fork, parentPrompt, forkPrompt, cwd, parentFile, forkFile string) {
 	t := h.t
 	t.Helper()
 	if !enabled(h, "checkForgectlLegacy") {
@@ -407,8 +493,24 @@ func checkForgectlLegacy(h *home, parent, fork, parentPrompt, forkPrompt, cwd, p
 	if ids := h.search("zeta"); !contains(ids, parent) {
 		t.Errorf("search zeta: %v, want the legacy parent %s", ids, parent)
 	}
-	// On 0.142.3 (the home's codex): the legacy thread resumes in place.
+	nested := false
+	for _, r := range h.lsRows("--tree") {
+		if r.id() == fork {
+			t.Errorf("ls --tree holds the legacy fork %s as a root (its line-2 session_meta names %s)", fork, parent)
+		}
+		if r.id() == parent {
+			for _, c := range r.Children {
+				nested = nested || c.id() == fork && c.Relation == "fork"
+			}
+		}
+	}
+	if !nested {
+		t.Errorf("ls --tree does not nest the legacy fork %s under %s", fork, parent)
+	}
+	// On 0.142.3 (the home's codex): the legacy thread and its fork resume
+	// in place, each in its own file.
 	checkResumeInPlace(h, parent, cwd, parentPrompt, parentFile)
+	checkResumeInPlace(h, fork, cwd, forkPrompt, forkFile)
 }
 
 // checkForgectlLive: the thread is live with the lock holder's pid, and
@@ -425,16 +527,52 @@ func checkForgectlLive(h *home, id string, pid int, holder string) {
 	}
 }
 
-// checkForgectlRefusesSecondWriter: resuming a thread a no-daemon TUI
-// holds would be a second writer: refused with exit 2 naming the pid.
-func checkForgectlRefusesSecondWriter(h *home, id string, pid int) {
+// checkForgectlRefusesSecondWriter: resuming a thread a no-daemon TUI or
+// a running codex exec (holder) holds would be a second writer: refused
+// with exit 2 naming the pid. An exact id finds the exec thread, hidden by
+// default, without --all.
+func checkForgectlRefusesSecondWriter(h *home, id string, pid int, holder string) {
 	t := h.t
 	t.Helper()
-	if !enabled(h, "checkForgectlRefusesSecondWriter") {
+	if !enabled(h, "checkForgectlRefusesSecondWriter ("+holder+")") {
 		return
 	}
 	out, errOut, code := h.forgectl("resume", id)
 	if code != 2 || out != "" || !strings.Contains(errOut, "pid "+strconv.Itoa(pid)) {
-		t.Errorf("resume of a thread a no-daemon TUI holds: exit %d, stdout %q, stderr %q; want exit 2 naming pid %d", code, out, errOut, pid)
+		t.Errorf("resume of a thread a %s holds: exit %d, stdout %q, stderr %q; want exit 2 naming pid %d", holder, code, out, errOut, pid)
 	}
+}
+
+// checkForgectlResumeAttaches: while the daemon holds the thread and a
+// client is attached in another pane, `forgectl resume <id>` is the safe
+// case (the daemon stays the only writer): it is not refused, and a real
+// resume attaches a second view on the same thread, whose prompt lands in
+// the thread's file.
+func checkForgectlResumeAttaches(h *home, id, cwd, prompt, file string, daemon int) {
+	t := h.t
+	t.Helper()
+	if !enabled(h, "checkForgectlResumeAttaches") {
+		return
+	}
+	checkResumeInPlace(h, id, cwd, prompt, file)
+	if got := h.lockHolders(id); len(got) != 1 || got[0] != daemon {
+		t.Errorf("after forgectl's resume beside a client, the lock holders are %v, want only the daemon %d", got, daemon)
+	}
+}
+
+// checkForgectlAutoTitle: before any /rename, ls names the thread with the
+// title Codex generated (session_index.jsonl), while the TUI still runs.
+func checkForgectlAutoTitle(h *home, id, title string) {
+	t := h.t
+	t.Helper()
+	if !enabled(h, "checkForgectlAutoTitle") {
+		return
+	}
+	if r, ok := h.ls()[id]; !ok || r.Name != title {
+		t.Errorf("ls before the /rename: row %+v (listed %v), want the auto-title %q", r, ok, title)
+	}
+	// No search here: a search now would index the thread under this title,
+	// and forgectl's search index does not see the TUI's /rename that
+	// follows (it goes only to session_index.jsonl), so the search by the
+	// new name in checkForgectlTUIThread would fail (facts/codex.md §11).
 }

@@ -15,7 +15,8 @@ import (
 
 // TestCodexLiveHeldByDaemon: the TUI's background server holds the
 // thread's write lock, not the TUI, and keeps holding it after /quit; a
-// second codex resume attaches (no client, then beside another client).
+// second codex resume attaches (no client, then beside another client), and
+// so does forgectl resume beside an attached client.
 func TestCodexLiveHeldByDaemon(t *testing.T) {
 	h := newHome(t, theSuite.current)
 	repo := h.repo("live")
@@ -40,6 +41,13 @@ func TestCodexLiveHeldByDaemon(t *testing.T) {
 	}
 	a.prompt("first client continues")
 	h.waitHolder(id, daemon, "one client attached")
+	want := []string{prompt, "first client continues"}
+	// The safe case through forgectl: a resume beside the attached client
+	// is not refused and attaches a second view on the daemon's thread.
+	checkForgectlResumeAttaches(h, id, repo, prompt, paths[0], daemon)
+	if theSuite.forgectl {
+		want = append(want, "resumed through forgectl "+id[:8])
+	}
 	// Case 2: the daemon holds it and a client is attached elsewhere.
 	b := h.startTUI(repo, "resume", id)
 	if s := b.Screen(); strings.Contains(s, "another app") {
@@ -59,7 +67,7 @@ func TestCodexLiveHeldByDaemon(t *testing.T) {
 	}
 	r := readRollout(t, paths[0])
 	pg, _ := r.prompts()
-	if want := []string{prompt, "first client continues", "second client continues"}; strings.Join(pg, "|") != strings.Join(want, "|") {
+	if want := append(want, "second client continues"); strings.Join(pg, "|") != strings.Join(want, "|") {
 		t.Errorf("prompts %q, want %q appended in order", pg, want)
 	}
 	h.stopDaemon()
@@ -83,7 +91,7 @@ func TestCodexLiveHeldByTUIWithoutDaemon(t *testing.T) {
 		t.Errorf("a background server %d runs under --disable daemon_auto_start", d)
 	}
 	checkForgectlLive(h, id, p.Pid, "tui")
-	checkForgectlRefusesSecondWriter(h, id, p.Pid)
+	checkForgectlRefusesSecondWriter(h, id, p.Pid, "no-daemon TUI")
 
 	// Case 3: a second resume of a thread a no-daemon TUI holds.
 	q := h.newPane(repo, h.binary, "--disable", "daemon_auto_start", "resume", id)
@@ -127,6 +135,7 @@ func TestCodexSecondResumeOfARunningExec(t *testing.T) {
 	id, _ := h.thread(prompt)
 	h.waitHolder(id, cmd.Process.Pid, "a running codex exec")
 	checkForgectlLive(h, id, cmd.Process.Pid, "exec")
+	checkForgectlRefusesSecondWriter(h, id, cmd.Process.Pid, "running exec")
 
 	q := h.newPane(repo, h.binary, "resume", id)
 	s := q.WaitScreenLive("the resume's first screen", tmuxrig.StartWait, func(s string) bool {

@@ -78,6 +78,7 @@ func TestCodexTUIThreadTitledThenRenamed(t *testing.T) {
 	}
 	// The title call is a second request with a JSON schema.
 	h.waitName(id, fakeapi.TitleFor(prompt))
+	checkForgectlAutoTitle(h, id, fakeapi.TitleFor(prompt))
 	p.slash("/rename", "Rename thread")
 	p.rename("login work renamed")
 	h.waitName(id, "login work renamed")
@@ -162,7 +163,7 @@ func TestCodexExecThread(t *testing.T) {
 		t.Errorf("a finished exec still holds its lock: %v", got)
 	}
 	h.stopDaemon()
-	checkForgectlExecThread(h, id, prompt)
+	checkForgectlExecThread(h, id, repo, prompt, paths[0])
 }
 
 // TestCodexFork: a paginated fork copies no history, points into its
@@ -296,7 +297,7 @@ func TestCodexArchived(t *testing.T) {
 	}
 	checkPaginated(t, readRollout(t, archived[0]), id, repo, h.version, prompt)
 	h.stopDaemon()
-	checkForgectlArchived(h, id, prompt)
+	checkForgectlArchived(h, id, repo, prompt, paths[0])
 }
 
 // TestCodexLegacyThreadAndFork: 0.142.3 writes user_message events, no
@@ -348,5 +349,5 @@ func TestCodexLegacyThreadAndFork(t *testing.T) {
 		t.Errorf("legacy fork's user_message events %q: want the parent's copied, then its own", flg)
 	}
 	h.stopDaemon()
-	checkForgectlLegacy(h, parent, fork, parentPrompt, forkPrompt, repo, paths[0])
+	checkForgectlLegacy(h, parent, fork, parentPrompt, forkPrompt, repo, paths[0], fpaths[0])
 }
