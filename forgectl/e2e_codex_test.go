@@ -427,6 +427,27 @@ func TestE2ECodexSearch(t *testing.T) {
 	if got := search("refunds"); len(got) < 2 {
 		t.Errorf("names are searched (the TUI thread and its fork share one): %v", got)
 	}
+	// A /rename in Codex appends to session_index.jsonl and leaves the
+	// rollout as it was: the next search finds the new name, not the old.
+	rename := func(name string) {
+		idx, err := os.OpenFile(filepath.Join(c.root, "session_index.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx.Write(codextest.IndexLine(cxTUI, name, time.Now()))
+		idx.Close()
+	}
+	rename("quetzal billing")
+	if got := search("quetzal"); len(got) != 1 || got[0] != cxTUI {
+		t.Errorf("search for a name given in Codex after the index was built: %v, want [%s]", got, cxTUI)
+	}
+	rename("ocelot ledger")
+	if got := search("ocelot"); len(got) != 1 || got[0] != cxTUI {
+		t.Errorf("search for the second new name: %v, want [%s]", got, cxTUI)
+	}
+	if got := search("quetzal"); len(got) != 0 {
+		t.Errorf("search for a name the thread no longer has still finds %v", got)
+	}
 }
 
 // Completion offers both agents' sessions, and --harness narrows it.

@@ -49,3 +49,12 @@ type TextRead struct {
 	// that carry none.
 	LastAt int64
 }
+
+// TextVersioner is a harness whose searchable text of a file depends on
+// more than the file (Codex: a thread's names live in
+// session_index.jsonl, which a rename appends to without touching the
+// rollout). TextVersion is a number that changes when that other text
+// does; search reads a file whose indexed version differs again whole.
+type TextVersioner interface {
+	TextVersion(path string) uint64
+}

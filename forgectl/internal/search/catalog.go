@@ -30,7 +30,8 @@ const (
 	// is folded into tokens. 2: entries carry the freshness stamp (head and
 	// tail checksums); full case folding and NFC; rows read by
 	// transcript.Classify. 3: segment records framed as binrec.Record.
-	catalogFormat = 3
+	// 4: entries carry the harness's TextVersion.
+	catalogFormat = 4
 )
 
 type segInfo struct {
@@ -49,6 +50,9 @@ type entry struct {
 	LastAt int64
 	Seg    uint64
 	Rec    int
+	// Version is the harness's TextVersion of the file when it was read
+	// (0 for a harness without one).
+	Version uint64
 }
 
 type catalog struct {
@@ -81,6 +85,7 @@ func encodeCatalog(c *catalog) []byte {
 		e.Int(x.LastAt)
 		e.Uint(x.Seg)
 		e.Uint(uint64(x.Rec))
+		e.Uint(x.Version)
 	}
 	return binary.LittleEndian.AppendUint32(e.B, binrec.CRC(e.B))
 }
@@ -119,7 +124,7 @@ func decodeCatalog(b string) (*catalog, error) {
 	c.Entries = make([]entry, 0, ne)
 	for range ne {
 		x := entry{Path: d.String(), Stamp: fresh.Stamp{File: fresh.File{Ino: d.Uint(), Size: d.Int(), MtimeNs: d.Int()}, Offset: d.Int(),
-			Sums: fresh.Sums{Head: uint32(d.Uint()), Tail: uint32(d.Uint())}}, LastAt: d.Int(), Seg: d.Uint(), Rec: int(d.Uint())}
+			Sums: fresh.Sums{Head: uint32(d.Uint()), Tail: uint32(d.Uint())}}, LastAt: d.Int(), Seg: d.Uint(), Rec: int(d.Uint()), Version: d.Uint()}
 		if d.Err() != nil {
 			break
 		}

@@ -147,8 +147,9 @@ type fileRef struct {
 // job is a transcript to read: on from its entry when fresh.Decide says
 // it was appended to, else from the start.
 type job struct {
-	f   fileRef
-	old *entry // nil: no record
+	f       fileRef
+	old     *entry // nil: no record, or one whose text version is not the file's now
+	version uint64 // the harness's TextVersion of the file now
 }
 
 type jobResult struct {
@@ -175,7 +176,7 @@ func update(ctx context.Context, opt Options, q Query, st *Stats) (*index, []err
 		ix.close()
 		return nil, nil, err
 	}
-	p := ix.plan(files, st, opt.Keep)
+	p := ix.plan(opt.Harness, files, st, opt.Keep)
 	if len(p.jobs) == 0 && st.Removed == 0 {
 		return ix, problems, nil
 	}
@@ -223,7 +224,8 @@ type plan struct {
 	jobs []*job
 }
 
-func (ix *index) plan(files []fileRef, st *Stats, keep func(string) bool) plan {
+func (ix *index) plan(h harness.Harness, files []fileRef, st *Stats, keep func(string) bool) plan {
+	tv, _ := harness.As[harness.TextVersioner](h)
 	old := make(map[string]*entry, len(ix.cat.Entries))
 	for i := range ix.cat.Entries {
 		old[ix.cat.Entries[i].Path] = &ix.cat.Entries[i]
@@ -232,10 +234,18 @@ func (ix *index) plan(files []fileRef, st *Stats, keep func(string) bool) plan {
 	seen := make(map[string]bool, len(files))
 	for _, f := range files {
 		seen[f.path] = true
-		if e := old[f.path]; e != nil && e.Same(f.File) {
+		var version uint64
+		if tv != nil {
+			version = tv.TextVersion(f.path)
+		}
+		e := old[f.path]
+		if e != nil && e.Version != version {
+			e = nil // text from beside the file changed: read it whole
+		}
+		if e != nil && e.Same(f.File) {
 			p.kept = append(p.kept, *e)
 		} else {
-			p.jobs = append(p.jobs, &job{f: f, old: e})
+			p.jobs = append(p.jobs, &job{f: f, old: e, version: version})
 		}
 	}
 	for path, e := range old {
@@ -531,7 +541,7 @@ func (ix *index) read(h harness.Harness, rs *readScratch, j *job) jobResult {
 	if err != nil {
 		return jobResult{j: j, err: err}
 	}
-	e := entry{Path: j.f.path, Stamp: stamp, LastAt: r.LastAt}
+	e := entry{Path: j.f.path, Stamp: stamp, LastAt: r.LastAt, Version: j.version}
 	if from > 0 && len(r.Msgs) == 0 {
 		e.Seg, e.Rec = j.old.Seg, j.old.Rec
 		return jobResult{j: j, e: e, same: true}

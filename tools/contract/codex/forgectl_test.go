@@ -571,8 +571,11 @@ func checkForgectlAutoTitle(h *home, id, title string) {
 	if r, ok := h.ls()[id]; !ok || r.Name != title {
 		t.Errorf("ls before the /rename: row %+v (listed %v), want the auto-title %q", r, ok, title)
 	}
-	// No search here: a search now would index the thread under this title,
-	// and forgectl's search index does not see the TUI's /rename that
-	// follows (it goes only to session_index.jsonl), so the search by the
-	// new name in checkForgectlTUIThread would fail (facts/codex.md §11).
+	// A search now indexes the thread under this title; the TUI's /rename
+	// that follows goes only to session_index.jsonl, and the search by the
+	// new name in checkForgectlTUIThread must still find it (the index
+	// reads a segment again when its thread's name changed).
+	if ids := h.search(strings.Fields(title)...); !contains(ids, id) {
+		t.Errorf("search by the auto-title %q: %v, want %s", title, ids, id)
+	}
 }

@@ -3,8 +3,10 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
+	"hash/fnv"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"forgectl.dev/forgectl/internal/harness"
@@ -292,3 +294,20 @@ func (x *textReader) strings(v any, ms int64) {
 
 var _ harness.Harness = (*Harness)(nil)
 var _ harness.Grouper = (*lister)(nil)
+var _ harness.TextVersioner = (*Harness)(nil)
+
+// TextVersion is a version of the names session_index.jsonl gives the
+// segment's thread, which search indexes with the rollout's text: a
+// /rename in Codex appends there and leaves the rollout as it was, so a
+// name changed since the segment was indexed makes search read it again.
+// The thread is the one the file name carries (a segment named otherwise
+// has its names read only when its rollout changes).
+func (h *Harness) TextVersion(path string) uint64 {
+	name := h.indexNames()[nameThread(filepath.Base(path))]
+	if name == "" {
+		return 0
+	}
+	f := fnv.New64a()
+	f.Write([]byte(name))
+	return f.Sum64() | 1 // never 0, the version of no name
+}
