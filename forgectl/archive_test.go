@@ -18,6 +18,7 @@ import (
 	"forgectl.dev/forgectl/internal/render"
 	"forgectl.dev/forgectl/internal/vault"
 	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/poll"
 	"forgectl.dev/shared/proc"
 	"github.com/google/go-cmp/cmp"
 )
@@ -497,6 +498,28 @@ func TestArchiveRefusesASessionAResumeHasClaimed(t *testing.T) {
 	r := h.run("resume", "archive", idA)
 	if r.code != 2 || !strings.Contains(r.stderr, "pid "+strconv.Itoa(sleeper.Process.Pid)) {
 		t.Errorf("archive of a claimed session: exit %d\n%s", r.code, r.stderr)
+	}
+	// A claim whose process exited but is not reaped yet (a zombie: a
+	// pane's codex or claude the terminal has not waited for) is over,
+	// though its pid and start time still answer. Seen with the real
+	// Codex: archive right after the resumed TUI quit was refused.
+	done := exec.Command("/bin/sh", "-c", "exit 0")
+	if err := done.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { done.Wait() })
+	zstart, err := proc.StartTime(done.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 10*time.Second, "the child to exit", func() (bool, string) { return !proc.Alive(done.Process.Pid), "" })
+	if _, err := proc.StartTime(done.Process.Pid); err != nil {
+		t.Fatalf("the zombie's start time: %v", err)
+	}
+	b, _ = json.Marshal(claim{Pid: done.Process.Pid, ProcStart: zstart})
+	os.WriteFile(filepath.Join(h.fc, "resume-claims", idA+".json"), b, 0o600)
+	if r := h.run("resume", "archive", "--dry-run", idA); r.code != 0 {
+		t.Errorf("archive --dry-run with a zombie's claim: exit %d\n%s", r.code, r.stderr)
 	}
 	// A claim whose pid was reused (another start time) is stale.
 	b, _ = json.Marshal(claim{Pid: sleeper.Process.Pid, ProcStart: start + "0"})

@@ -960,8 +960,8 @@ func (a *app) claimedBy(id string) int {
 		return 0
 	}
 	var c claim
-	if json.Unmarshal(b, &c) != nil || c.Pid <= 0 || c.Pid == os.Getpid() {
-		return 0
+	if json.Unmarshal(b, &c) != nil || c.Pid <= 0 || c.Pid == os.Getpid() || !proc.Alive(c.Pid) {
+		return 0 // a zombie's start time still answers: the resume is over
 	}
 	if start, err := proc.StartTime(c.Pid); err != nil || start != c.ProcStart {
 		return 0

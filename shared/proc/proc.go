@@ -13,14 +13,19 @@ import (
 // ErrNoProcess means the pid does not exist (or no longer does).
 var ErrNoProcess = errors.New("no such process")
 
-// Alive reports whether a process with this pid exists. EPERM counts as
-// alive: the process is there, it just belongs to someone else.
+// Alive reports whether a process with this pid exists and has not exited.
+// EPERM counts as alive: the process is there, it just belongs to someone
+// else. A zombie (exited, not yet reaped by its parent: a pane's program
+// the terminal has not waited for) is not alive, though its pid and start
+// time still answer.
 func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	err := unix.Kill(pid, 0)
-	return err == nil || err == unix.EPERM
+	if err := unix.Kill(pid, 0); err != nil && err != unix.EPERM {
+		return false
+	}
+	return !exited(pid)
 }
 
 // Getenv returns one variable from the process's environment as it was at

@@ -124,3 +124,13 @@ func Lookup(pid int) (Info, error) {
 	}
 	return info, nil
 }
+
+// exited says the process is a zombie (SZOMB in its kinfo_proc).
+func exited(pid int) bool {
+	k, err := kinfo(pid)
+	if err != nil {
+		return errors.Is(err, ErrNoProcess)
+	}
+	const szomb = 5 // sys/proc.h
+	return k.Proc.P_stat == szomb
+}

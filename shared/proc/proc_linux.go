@@ -2,6 +2,7 @@ package proc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -123,4 +124,14 @@ func splitNul(b []byte) []string {
 		out[i] = string(p)
 	}
 	return out
+}
+
+// exited says the process is a zombie or dead (the state field of
+// /proc/<pid>/stat is Z or X).
+func exited(pid int) bool {
+	f, _, err := statFields(pid)
+	if err != nil || len(f) == 0 {
+		return errors.Is(err, ErrNoProcess)
+	}
+	return f[0] == "Z" || f[0] == "X"
 }
