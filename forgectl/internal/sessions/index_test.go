@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"testing"
@@ -177,4 +178,15 @@ func FuzzIndex(f *testing.F) {
 		}
 		checkDecodes(t, "fuzz", q)
 	})
+}
+
+// keyHash is FNV-1a: the index files on disk hold its values.
+func TestKeyHashIsFNV1a(t *testing.T) {
+	for _, k := range []string{"", "a", "/home/u/.claude/projects/-w/11111111-2222-4333-8444-555555555555.jsonl", "é\x00\xff"} {
+		h := fnv.New64a()
+		h.Write([]byte(k))
+		if got, want := keyHash(k), h.Sum64(); got != want {
+			t.Errorf("keyHash(%q) = %x, want %x", k, got, want)
+		}
+	}
 }

@@ -31,9 +31,14 @@ const maxArchived = 4096
 func archived(f *harness.File, path string, ent *indexEntry) (*indexEntry, error) {
 	mark := archEntry{Size: -1}
 	var st unix.Stat_t
-	p := filepath.Join(filepath.Dir(path), strings.TrimSuffix(f.Name, ".jsonl"), ArchivedName)
-	if f.Folder && unix.Stat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-		mark.Size, mark.MtimeNs = st.Size, fresh.MtimeNs(&st)
+	// The path is made only for a session with a folder: a warm listing
+	// calls this for every transcript.
+	var p string
+	if f.Folder {
+		p = filepath.Join(filepath.Dir(path), strings.TrimSuffix(f.Name, ".jsonl"), ArchivedName)
+		if unix.Stat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+			mark.Size, mark.MtimeNs = st.Size, fresh.MtimeNs(&st)
+		}
 	}
 	if mark.Size == ent.Arch.Size && mark.MtimeNs == ent.Arch.MtimeNs {
 		return ent, nil

@@ -61,13 +61,16 @@ func sidecar(f *harness.File, path string, ent *indexEntry) (*indexEntry, error)
 	if ent.Sum.CustomTitle != "" || ent.Sum.AgentName != "" {
 		return ent, nil
 	}
-	p := transcript.SidecarPath(path, strings.TrimSuffix(f.Name, ".jsonl"))
 	side := sideEntry{Size: -1}
 	var st unix.Stat_t
 	// No folder, no file: nothing to stat, but a title remembered from a
 	// folder since removed must be forgotten.
-	if f.Folder && unix.Stat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-		side.Size, side.MtimeNs = st.Size, fresh.MtimeNs(&st)
+	var p string
+	if f.Folder {
+		p = transcript.SidecarPath(path, strings.TrimSuffix(f.Name, ".jsonl"))
+		if unix.Stat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+			side.Size, side.MtimeNs = st.Size, fresh.MtimeNs(&st)
+		}
 	}
 	if side.Size == ent.Side.Size && side.MtimeNs == ent.Side.MtimeNs {
 		return ent, nil

@@ -58,6 +58,9 @@ func (p Paths) DaemonPid() string { return filepath.Join(p.Root, "app-server-dae
 // Harness is the Codex CLI as forgectl reads it.
 type Harness struct {
 	paths Paths
+	// archivedDir is paths.Archived(), cleaned once: every thread's row
+	// asks whether its newest segment is there.
+	archivedDir string
 	// procLocks is /proc/locks; a test points it elsewhere.
 	procLocks string
 	// names is session_index.jsonl for search, read once.
@@ -73,7 +76,9 @@ type Harness struct {
 }
 
 // New is Codex with its files at p.
-func New(p Paths) *Harness { return &Harness{paths: p, procLocks: "/proc/locks"} }
+func New(p Paths) *Harness {
+	return &Harness{paths: p, archivedDir: filepath.Clean(p.Archived()), procLocks: "/proc/locks"}
+}
 
 // Name is "codex".
 func (h *Harness) Name() string { return Name }

@@ -323,7 +323,7 @@ func (h *Harness) thread(segs []*segment, files []*harness.File, paths []string)
 }
 
 func (h *Harness) archived(path string) bool {
-	return filepath.Dir(path) == filepath.Clean(h.paths.Archived())
+	return filepath.Dir(path) == h.archivedDir
 }
 
 // cacheTTL is how long after a thread's newest response forgectl takes
