@@ -103,7 +103,12 @@ func decodeCatalog(b string) (*catalog, error) {
 	if binrec.CRC(bytesOf(body)) != binary.LittleEndian.Uint32(bytesOf(sum)) {
 		return nil, damaged("the catalog's checksum does not match")
 	}
-	if d.Uint() != catalogFormat {
+	format := d.Uint()
+	// Format 3 is 4 without the entries' text versions: read as version
+	// 0, so an upgrade keeps the index (and the text of archived
+	// sessions, which only it still holds) and rereads only what a
+	// version now says moved.
+	if format != catalogFormat && format != 3 {
 		return nil, errOldFormat
 	}
 	c := &catalog{NextSeg: d.Uint()}
@@ -124,7 +129,10 @@ func decodeCatalog(b string) (*catalog, error) {
 	c.Entries = make([]entry, 0, ne)
 	for range ne {
 		x := entry{Path: d.String(), Stamp: fresh.Stamp{File: fresh.File{Ino: d.Uint(), Size: d.Int(), MtimeNs: d.Int()}, Offset: d.Int(),
-			Sums: fresh.Sums{Head: uint32(d.Uint()), Tail: uint32(d.Uint())}}, LastAt: d.Int(), Seg: d.Uint(), Rec: int(d.Uint()), Version: d.Uint()}
+			Sums: fresh.Sums{Head: uint32(d.Uint()), Tail: uint32(d.Uint())}}, LastAt: d.Int(), Seg: d.Uint(), Rec: int(d.Uint())}
+		if format >= 4 {
+			x.Version = d.Uint()
+		}
 		if d.Err() != nil {
 			break
 		}

@@ -3,9 +3,11 @@ package search
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"forgectl.dev/forgectl/internal/binrec"
 	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/harness/claude"
@@ -385,12 +388,52 @@ func FuzzCatalog(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := decodeCatalog(string(b))
 		if err == nil {
-			// What decodes re-encodes to the same bytes.
-			if !bytes.Equal(encodeCatalog(c), b) {
+			// What decodes re-encodes to what decodes the same; in the
+			// current format, to the same bytes.
+			re := encodeCatalog(c)
+			if again, err := decodeCatalog(string(re)); err != nil || !reflect.DeepEqual(again, c) {
+				t.Errorf("a decoded catalog does not decode the same once re-encoded: %v", err)
+			}
+			d := binrec.Decoder{S: string(b[len(catalogMagic):])}
+			if d.Uint() == catalogFormat && !bytes.Equal(re, b) {
 				t.Errorf("decoded catalog does not re-encode identically")
 			}
 		}
 	})
+}
+
+// A catalog of format 3 (entries without a text version) is read, not
+// wiped: the index holds the only searchable text of archived sessions.
+func TestCatalogFormat3IsRead(t *testing.T) {
+	c := &catalog{NextSeg: 2, Segs: []segInfo{{ID: 1, Size: 100, CRC: 7, Recs: 2}},
+		Entries: []entry{{Path: "/p/a.jsonl", Stamp: fresh.Stamp{File: fresh.File{Ino: 3, Size: 10, MtimeNs: 5}, Offset: 10, Sums: fresh.Sums{Head: 8, Tail: 9}},
+			LastAt: 1, Seg: 1, Rec: 1}}}
+	e := binrec.Encoder{}
+	e.B = append(e.B, catalogMagic...)
+	e.Uint(3)
+	e.Uint(c.NextSeg)
+	e.Uint(1)
+	e.Uint(1)
+	e.Int(100)
+	e.Uint(7)
+	e.Uint(2)
+	e.Uint(1)
+	x := c.Entries[0]
+	e.String(x.Path)
+	e.Uint(x.Ino)
+	e.Int(x.Size)
+	e.Int(x.MtimeNs)
+	e.Int(x.Offset)
+	e.Uint(uint64(x.Head))
+	e.Uint(uint64(x.Tail))
+	e.Int(x.LastAt)
+	e.Uint(x.Seg)
+	e.Uint(uint64(x.Rec))
+	b := binary.LittleEndian.AppendUint32(e.B, binrec.CRC(e.B))
+	got, err := decodeCatalog(string(b))
+	if err != nil || !reflect.DeepEqual(got, c) {
+		t.Fatalf("format 3: %+v, %v; want %+v", got, err, c)
+	}
 }
 
 func FuzzSegment(f *testing.F) {
