@@ -42,6 +42,18 @@ func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
 // temp file (root, under sudo). When the chown is not allowed, nothing is
 // replaced and the error wraps fs.ErrPermission.
 func WriteAtomicOwned(path string, data []byte, perm fs.FileMode, uid, gid int) error {
+	return writeAtomic(path, data, perm, uid, gid, false)
+}
+
+// WriteDurable is WriteAtomic for a file a crash of the machine must not
+// empty (a journal that says which copy of a session is whole): the data
+// is flushed before the rename, so the name never points at a file whose
+// blocks were not written. The caller flushes the folder for the name.
+func WriteDurable(path string, data []byte, perm fs.FileMode) error {
+	return writeAtomic(path, data, perm, -1, -1, true)
+}
+
+func writeAtomic(path string, data []byte, perm fs.FileMode, uid, gid int, durable bool) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -71,6 +83,12 @@ func WriteAtomicOwned(path string, data []byte, perm fs.FileMode, uid, gid int) 
 	if err := f.Chmod(perm); err != nil {
 		f.Close()
 		return err
+	}
+	if durable {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return err

@@ -146,7 +146,7 @@ func writeManifestFile(dir string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	return fsutil.WriteAtomic(filepath.Join(dir, "manifest.json"), append(b, '\n'), fsutil.FilePerm)
+	return fsutil.WriteDurable(filepath.Join(dir, "manifest.json"), append(b, '\n'), fsutil.FilePerm)
 }
 
 // readManifest reads the manifest of the entry at dir, which is for id.

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 
 	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/shared/fsutil"
+	"forgectl.dev/shared/parallel"
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
 )
@@ -557,7 +559,7 @@ func (s *Store) writeBack(m *Manifest, dec *zstd.Decoder, dir string, missingOnl
 		}
 		return time.Unix(0, f.MtimeNs)
 	}
-	var made []string
+	var made, created []string // created: the folders above a place that were missing
 	// Every file is written and checked beside its place first, then all
 	// are flushed at once (fsyncs issued together share the journal's
 	// commits: ten take about the time of two), then linked into place.
@@ -577,7 +579,7 @@ func (s *Store) writeBack(m *Manifest, dec *zstd.Decoder, dir string, missingOnl
 				}
 				continue
 			}
-			if err := os.MkdirAll(filepath.Dir(f.Path), fsutil.DirPerm); err != nil {
+			if err := mkdirAll(filepath.Dir(f.Path), &created); err != nil {
 				return err
 			}
 			if err := os.Mkdir(f.Path, fsutil.DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -592,7 +594,7 @@ func (s *Store) writeBack(m *Manifest, dec *zstd.Decoder, dir string, missingOnl
 			}
 			return &ConflictError{SessionID: m.SessionID, Path: f.Path}
 		}
-		if err := os.MkdirAll(filepath.Dir(f.Path), fsutil.DirPerm); err != nil {
+		if err := mkdirAll(filepath.Dir(f.Path), &created); err != nil {
 			return err
 		}
 		sf, err := stageFile(dec, m.SessionID, f, filepath.Join(dir, f.Stored), mtime(f))
@@ -636,10 +638,28 @@ func (s *Store) writeBack(m *Manifest, dec *zstd.Decoder, dir string, missingOnl
 	for _, sf := range staged {
 		dirs[filepath.Dir(sf.f.Path)] = true
 	}
-	for _, d := range made {
+	for _, d := range append(made, created...) {
 		dirs[d], dirs[filepath.Dir(d)] = true, true
 	}
-	syncDirs(slices.Collect(maps.Keys(dirs))...)
+	// The stored copy goes once this returns: a name not flushed is an
+	// error, not a hope.
+	return syncDirs(slices.Collect(maps.Keys(dirs))...)
+}
+
+// mkdirAll is os.MkdirAll that adds to created each folder it made, so
+// that the caller flushes their names too.
+func mkdirAll(dir string, created *[]string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if err := os.MkdirAll(dir, fsutil.DirPerm); err != nil {
+		return err
+	}
+	*created = append(*created, missing...)
 	return nil
 }
 
@@ -669,15 +689,16 @@ func modeBits(m uint32) fs.FileMode {
 }
 
 // stagedFile is a stored file written back beside its place, checked
-// against the manifest, not yet flushed nor linked.
+// against the manifest and closed, not yet flushed nor linked.
 type stagedFile struct {
 	f      *File
-	tmp    *os.File
+	tmp    string
 	placed bool
 }
 
 // stageFile writes the stored copy of f into a temp file beside f's
-// place and checks it against f's size and SHA-256.
+// place and checks it against f's size and SHA-256. The file is closed:
+// a session of thousands of files must not hold thousands open.
 func stageFile(dec *zstd.Decoder, id string, f *File, stored string, mtime time.Time) (*stagedFile, error) {
 	in, err := fsutil.OpenRegular(stored)
 	if err != nil {
@@ -691,55 +712,64 @@ func stageFile(dec *zstd.Decoder, id string, f *File, stored string, mtime time.
 	if err != nil {
 		return nil, err
 	}
-	sf := &stagedFile{f: f, tmp: tmp}
+	sf := &stagedFile{f: f, tmp: tmp.Name()}
+	fail := func(err error) (*stagedFile, error) {
+		tmp.Close()
+		sf.discard()
+		return nil, err
+	}
 	h := sha256.New()
 	n, err := decodeTo(dec, in, io.MultiWriter(tmp, h))
 	if err != nil {
-		sf.discard()
 		var pe *fs.PathError
 		if errors.As(err, &pe) || errors.Is(err, unix.ENOSPC) {
-			return nil, fmt.Errorf("writing %s: %w", f.Path, err)
+			return fail(fmt.Errorf("writing %s: %w", f.Path, err))
 		}
-		return nil, &DamagedError{SessionID: id, Path: stored, Reason: "the stored copy of " + f.Path + " cannot be read (" + err.Error() + ")"}
+		return fail(&DamagedError{SessionID: id, Path: stored, Reason: "the stored copy of " + f.Path + " cannot be read (" + err.Error() + ")"})
 	}
 	if n != f.Size || hex.EncodeToString(h.Sum(nil)) != f.SHA256 {
-		sf.discard()
-		return nil, &DamagedError{SessionID: id, Path: stored, Reason: "the stored copy of " + f.Path + " does not match its SHA-256"}
+		return fail(&DamagedError{SessionID: id, Path: stored, Reason: "the stored copy of " + f.Path + " does not match its SHA-256"})
 	}
 	if err := tmp.Chmod(fs.FileMode(f.Mode&0o777) | modeBits(f.Mode)); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
 		sf.discard()
 		return nil, err
 	}
 	// The times are set before the flush, so that it covers them too.
-	if err := os.Chtimes(tmp.Name(), mtime, mtime); err != nil {
+	if err := os.Chtimes(sf.tmp, mtime, mtime); err != nil {
 		sf.discard()
 		return nil, err
 	}
 	return sf, nil
 }
 
-// syncStaged flushes every staged file, all at once.
+// flushWorkers bounds the fsyncs in flight: enough for the journal to
+// commit them together, few enough for any descriptor and thread limit.
+const flushWorkers = 16
+
+// syncStaged flushes every staged file, several at once.
 func syncStaged(staged []*stagedFile) error {
 	errs := make([]error, len(staged))
-	var wg sync.WaitGroup
-	for k, sf := range staged {
-		wg.Go(func() {
-			if err := sf.tmp.Sync(); err != nil {
-				errs[k] = fmt.Errorf("flushing %s: %w", sf.f.Path, err)
-			}
-		})
-	}
-	wg.Wait()
+	parallel.For(context.Background(), len(staged), flushWorkers, 1, func(k int) {
+		sf := staged[k]
+		fh, err := fsutil.OpenRegular(sf.tmp)
+		if err == nil {
+			err = fh.Sync()
+			fh.Close()
+		}
+		if err != nil {
+			errs[k] = fmt.Errorf("flushing %s: %w", sf.f.Path, err)
+		}
+	})
 	return errors.Join(errs...)
 }
 
 // place links a flushed staged file into its place, never over a file
 // that is there.
 func (sf *stagedFile) place(id string) error {
-	if err := sf.tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Link(sf.tmp.Name(), sf.f.Path); err != nil {
+	if err := os.Link(sf.tmp, sf.f.Path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return &ConflictError{SessionID: id, Path: sf.f.Path}
 		}
@@ -748,14 +778,13 @@ func (sf *stagedFile) place(id string) error {
 	sf.placed = true
 	// The temp name goes only once the place holds the file: a kill
 	// between the two leaves a second link, which Recover removes.
-	return os.Remove(sf.tmp.Name())
+	return os.Remove(sf.tmp)
 }
 
 // discard removes a staged file that was not placed.
 func (sf *stagedFile) discard() {
 	if !sf.placed {
-		sf.tmp.Close()
-		os.Remove(sf.tmp.Name())
+		os.Remove(sf.tmp)
 	}
 }
 
@@ -776,11 +805,7 @@ func syncDir(dir string) error {
 // share the journal's commits.
 func syncDirs(dirs ...string) error {
 	errs := make([]error, len(dirs))
-	var wg sync.WaitGroup
-	for k, d := range dirs {
-		wg.Go(func() { errs[k] = syncDir(d) })
-	}
-	wg.Wait()
+	parallel.For(context.Background(), len(dirs), flushWorkers, 1, func(k int) { errs[k] = syncDir(dirs[k]) })
 	return errors.Join(errs...)
 }
 
