@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/shellword"
@@ -158,6 +159,9 @@ func (a *app) archiveOwn(ctx context.Context, bins map[string]string, ss []*harn
 		var stdout, stderr bytes.Buffer
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = a.ownDir(s), a.environ(), &stdout, &stderr
+		// A child codex leaves behind (its background server) may hold
+		// the output open: once codex itself is gone, stop waiting.
+		cmd.WaitDelay = 5 * time.Second
 		if err := cmd.Run(); err != nil {
 			failed++
 			why := programError(stderr.String())

@@ -143,6 +143,10 @@ func (a *app) rawSearch(ctx context.Context, q search.Query, early *earlyHooks) 
 		hs := a.harnesses()
 		results := make([]search.Result, len(hs))
 		errs := make([]error, len(hs))
+		// One harness's failure ends the others' searches: side by side,
+		// a first build of the other index could run on for minutes.
+		sctx, cancel := context.WithCancel(ctx)
+		defer cancel()
 		one := func(k int) {
 			h := hs[k]
 			opt := a.searchOptionsFor(h)
@@ -157,8 +161,10 @@ func (a *app) rawSearch(ctx context.Context, q search.Query, early *earlyHooks) 
 			if a.searchSeam != nil {
 				a.searchSeam(&opt)
 			}
-			results[k], errs[k] = search.Search(ctx, opt, q)
-			if errs[k] == nil && early != nil && early.done != nil {
+			results[k], errs[k] = search.Search(sctx, opt, q)
+			if errs[k] != nil {
+				cancel()
+			} else if early != nil && early.done != nil {
 				early.done(name, results[k])
 			}
 		}
@@ -177,11 +183,11 @@ func (a *app) rawSearch(ctx context.Context, q search.Query, early *earlyHooks) 
 		}
 		var all search.Result
 		owners := map[string]string{}
+		if err := firstCause(ctx, errs); err != nil {
+			ch <- searched{all, owners, err}
+			return
+		}
 		for k, h := range hs {
-			if errs[k] != nil {
-				ch <- searched{all, owners, errs[k]}
-				return
-			}
 			res := results[k]
 			for p := range res.Hits {
 				owners[p] = h.Name()
@@ -797,3 +803,22 @@ EXIT STATUS
      says what would find something), or the search failed
   2  bad usage: no words, an unclosed quote, a bad flag
 `
+
+// firstCause is the first error of errs that is not the cancel one
+// harness's failure sent the others (ctx itself still running), else the
+// first error.
+func firstCause(ctx context.Context, errs []error) error {
+	var first error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if first == nil {
+			first = err
+		}
+		if ctx.Err() != nil || !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	return first
+}

@@ -13,7 +13,9 @@ import (
 func kinfo(pid int) (*unix.KinfoProc, error) {
 	k, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
 	if err != nil {
-		if errors.Is(err, unix.ESRCH) {
+		// A pid gone between two looks answers EIO (a reply of size 0),
+		// not ESRCH.
+		if errors.Is(err, unix.ESRCH) || errors.Is(err, unix.EIO) {
 			return nil, ErrNoProcess
 		}
 		return nil, err

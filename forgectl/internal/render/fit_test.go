@@ -366,3 +366,27 @@ func TestPreviewKeepsTheIDOnOneLine(t *testing.T) {
 		}
 	}
 }
+
+// On a terminal an all-"-" TASKS column gives its room to the name, but
+// only when every row is known: a row past the sample that has tasks
+// must still show them.
+func TestTasksColumnKeptWhenRowsOutrunTheSample(t *testing.T) {
+	for _, n := range []int{TableSample - 10, TableSample + 10} {
+		var b bytes.Buffer
+		tb := NewTable(&b, treeNow, true, Listing)
+		tb.Fit(140, Style{}, nil) // room for every column: only a blank one goes
+		for k := 0; k < n; k++ {
+			s := &harness.Session{ID: fmt.Sprintf("%08d-0000-4000-8000-000000000000", k), Name: "a session", LastActivity: treeNow}
+			if k == n-1 {
+				s.Tasks.Total, s.Tasks.Completed = 3, 1
+			}
+			tb.Add(s)
+		}
+		if err := tb.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "1/3") {
+			t.Errorf("%d rows: the last row's tasks are not shown:\n%s", n, b.String()[:300]+"..."+b.String()[max(0, b.Len()-300):])
+		}
+	}
+}

@@ -175,10 +175,12 @@ func (t *Table) flushSample() {
 	if t.fit > 0 {
 		// A TASKS or LIVE column that is "-" on every row says nothing a
 		// reader needs: on a terminal its room goes to the name. A pipe
-		// keeps every column, for scripts.
+		// keeps every column, for scripts. Only when every row is known:
+		// past the sample, a later row's tasks would be lost (a live
+		// mark is written after its title anyway).
 		var blank []int
 		for _, k := range []int{colTasks, colLive} {
-			if t.allDash(k) {
+			if t.allDash(k) && (k == colLive || len(t.sample) < TableSample) {
 				blank = append(blank, k)
 			}
 		}
