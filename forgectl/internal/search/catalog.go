@@ -61,10 +61,14 @@ type catalog struct {
 	Entries []entry
 }
 
-func encodeCatalog(c *catalog) []byte {
+func encodeCatalog(c *catalog) []byte { return encodeCatalogAs(c, catalogFormat) }
+
+// encodeCatalogAs writes c in format (3 has no text versions; a test
+// writes one, as an older forgectl did).
+func encodeCatalogAs(c *catalog, format uint64) []byte {
 	e := binrec.Encoder{B: make([]byte, 0, 64+160*len(c.Entries))}
 	e.B = append(e.B, catalogMagic...)
-	e.Uint(catalogFormat)
+	e.Uint(format)
 	e.Uint(c.NextSeg)
 	e.Uint(uint64(len(c.Segs)))
 	for _, s := range c.Segs {
@@ -85,7 +89,9 @@ func encodeCatalog(c *catalog) []byte {
 		e.Int(x.LastAt)
 		e.Uint(x.Seg)
 		e.Uint(uint64(x.Rec))
-		e.Uint(x.Version)
+		if format >= 4 {
+			e.Uint(x.Version)
+		}
 	}
 	return binary.LittleEndian.AppendUint32(e.B, binrec.CRC(e.B))
 }

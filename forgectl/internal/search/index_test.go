@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -408,28 +407,7 @@ func TestCatalogFormat3IsRead(t *testing.T) {
 	c := &catalog{NextSeg: 2, Segs: []segInfo{{ID: 1, Size: 100, CRC: 7, Recs: 2}},
 		Entries: []entry{{Path: "/p/a.jsonl", Stamp: fresh.Stamp{File: fresh.File{Ino: 3, Size: 10, MtimeNs: 5}, Offset: 10, Sums: fresh.Sums{Head: 8, Tail: 9}},
 			LastAt: 1, Seg: 1, Rec: 1}}}
-	e := binrec.Encoder{}
-	e.B = append(e.B, catalogMagic...)
-	e.Uint(3)
-	e.Uint(c.NextSeg)
-	e.Uint(1)
-	e.Uint(1)
-	e.Int(100)
-	e.Uint(7)
-	e.Uint(2)
-	e.Uint(1)
-	x := c.Entries[0]
-	e.String(x.Path)
-	e.Uint(x.Ino)
-	e.Int(x.Size)
-	e.Int(x.MtimeNs)
-	e.Int(x.Offset)
-	e.Uint(uint64(x.Head))
-	e.Uint(uint64(x.Tail))
-	e.Int(x.LastAt)
-	e.Uint(x.Seg)
-	e.Uint(uint64(x.Rec))
-	b := binary.LittleEndian.AppendUint32(e.B, binrec.CRC(e.B))
+	b := encodeCatalogAs(c, 3)
 	got, err := decodeCatalog(string(b))
 	if err != nil || !reflect.DeepEqual(got, c) {
 		t.Fatalf("format 3: %+v, %v; want %+v", got, err, c)
