@@ -167,5 +167,10 @@ func (s *Scanner) LineOffset() int64 { return s.lineStart }
 // read of an append-only file should resume.
 func (s *Scanner) Consumed() int64 { return s.consumed }
 
+// Spare lends the scanner's buffer to a caller done with the scan, as
+// scratch space for one more read of the same file (a checksum of its
+// bytes): the next Next or Reset overwrites what it holds.
+func (s *Scanner) Spare() []byte { return s.buf[:cap(s.buf)] }
+
 // Err is the first read error other than EOF.
 func (s *Scanner) Err() error { return s.err }

@@ -23,6 +23,9 @@ const DecodeCap = 4 << 20
 // a line that fits, and becomes U+FFFD in one that is cut.
 func Oneline(s string) string {
 	const most = 200
+	if isOneline(s, most) {
+		return s // most prompts are one line already: no copy
+	}
 	var b []byte
 	n, space := 0, false
 	for i := 0; i < len(s); {
@@ -48,4 +51,38 @@ func Oneline(s string) string {
 		return string([]rune(string(b))[:most]) + "…"
 	}
 	return string(b)
+}
+
+// isOneline says Oneline would give s back as it is: at most most runes,
+// no white space but single spaces between words.
+func isOneline(s string, most int) bool {
+	n, space := 0, true // a leading space is not kept
+	for i := 0; i < len(s); n++ {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case ' ':
+				if space {
+					return false
+				}
+				space = true
+			case '\t', '\n', '\v', '\f', '\r':
+				return false
+			default:
+				space = false
+			}
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				return false
+			}
+			space = false
+			i += size
+		}
+		if n >= most {
+			return false
+		}
+	}
+	return !space || s == ""
 }

@@ -23,6 +23,7 @@ import (
 	"math/bits"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
@@ -267,7 +268,7 @@ func (s *Summary) conversation(line []byte, off int64, r *Row) {
 	}
 	var env envelope
 	env.scan(tail)
-	if v, ok := env.value(tail, keyCwd); ok {
+	if v, ok := env.valueAs(tail, keyCwd, s.LastCwd); ok {
 		if s.Cwd == "" {
 			s.Cwd = v
 		}
@@ -275,10 +276,10 @@ func (s *Summary) conversation(line []byte, off int64, r *Row) {
 			s.LastCwd = v
 		}
 	}
-	if v, ok := env.value(tail, keyGitBranch); ok && v != s.GitBranch {
+	if v, ok := env.valueAs(tail, keyGitBranch, s.GitBranch); ok && v != s.GitBranch {
 		s.GitBranch = v
 	}
-	if v, ok := env.value(tail, keyVersion); ok && v != s.Version {
+	if v, ok := env.valueAs(tail, keyVersion, s.Version); ok && v != s.Version {
 		s.Version = v
 	}
 	// A branch's copied rows name their source in "forkedFrom":{"sessionId":
@@ -493,12 +494,15 @@ func spacedValue(b []byte, i int) (int, bool) {
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // value is key's string value at its place, decoded.
-func (e *envelope) value(b []byte, key int) (string, bool) {
+func (e *envelope) value(b []byte, key int) (string, bool) { return e.valueAs(b, key, "") }
+
+// valueAs is value, reusing cur when the value is the same (readStringAs).
+func (e *envelope) valueAs(b []byte, key int, cur string) (string, bool) {
 	at := e.at[key]
 	if at < 0 {
 		return "", false
 	}
-	return readString(b[at:])
+	return readStringAs(b[at:], cur)
 }
 
 // readPromptAt decodes the newest human prompt, whose text literal the
@@ -580,10 +584,14 @@ func lastString(b []byte, quoted string) (string, bool) {
 }
 
 // firstString is lastString for the first such member.
-func firstString(b []byte, quoted string) (string, bool) {
+func firstString(b []byte, quoted string) (string, bool) { return firstStringAs(b, quoted, "") }
+
+// firstStringAs is firstString, reusing cur when the value is the same
+// (readStringAs).
+func firstStringAs(b []byte, quoted, cur string) (string, bool) {
 	for p, v := nextMember(b, 0, quoted); p >= 0; p, v = nextMember(b, p+len(quoted), quoted) {
 		if b[v] == '"' {
-			return readString(b[v:])
+			return readStringAs(b[v:], cur)
 		}
 	}
 	return "", false
@@ -604,6 +612,31 @@ func isTrue(b []byte, quoted string) bool {
 func readString(b []byte) (string, bool) {
 	v, _, ok := jsonl.String(b)
 	return v, ok
+}
+
+// readStringAs is readString that gives back cur itself, allocating
+// nothing, when the literal is cur written plainly: every row of a
+// transcript repeats its cwd, branch, version and model, and decoding a new
+// copy of each on every row was a sixth of what a cold listing allocated.
+// A literal with an escape, or a cur that would need one, is decoded.
+func readStringAs(b []byte, cur string) (string, bool) {
+	n := len(cur)
+	if n > 0 && len(b) > n+1 && b[0] == '"' && b[n+1] == '"' && string(b[1:n+1]) == cur && plain(cur) {
+		return cur, true
+	}
+	return readString(b)
+}
+
+// plain says s is written in a JSON string literal as it is and decodes
+// back to itself: no quote, no backslash, no control character, and valid
+// UTF-8 (a bad byte decodes to U+FFFD).
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
 }
 
 // LastString decodes the JSON string value of the last occurrence of key

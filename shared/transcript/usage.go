@@ -80,11 +80,11 @@ func (u *Usage) assistantFast(line []byte) bool {
 			break
 		}
 	}
-	model, mok := firstString(head, `"model"`)
+	model, mok := firstStringAs(head, `"model"`, u.Model)
 	if at < 0 || !mok {
 		return false
 	}
-	id, _ := firstString(head, `"id"`)
+	id, _ := firstStringAs(head, `"id"`, u.MsgID)
 	stamp, _ := lastString(tail, `"timestamp"`)
 	var in, cr, cc, out int64
 	_, ttl, ok := readUsage(tail, at, &in, &cr, &cc, &out)

@@ -104,7 +104,7 @@ func Decide(old *Stamp, now File, r io.ReaderAt) Verdict {
 	case old.Offset == 0:
 		return Reread // nothing was read before: reading on is reading whole
 	}
-	sums, err := sumsOf(r, old.Offset)
+	sums, err := sumsOf(r, old.Offset, nil)
 	if err != nil || sums != old.Sums {
 		return Reread
 	}
@@ -112,9 +112,11 @@ func Decide(old *Stamp, now File, r io.ReaderAt) Verdict {
 }
 
 // Take is the stamp of a file read up to offset, with now the stat it was
-// read after.
-func Take(now File, offset int64, r io.ReaderAt) (Stamp, error) {
-	sums, err := sumsOf(r, offset)
+// read after. scratch, when it has room for 2*Span bytes, holds the bytes
+// read: a cold listing stamps every transcript, and a new buffer each was a
+// third of what it allocated. A scanner done with its file lends its own.
+func Take(now File, offset int64, r io.ReaderAt, scratch []byte) (Stamp, error) {
+	sums, err := sumsOf(r, offset, scratch)
 	if err != nil {
 		return Stamp{}, err
 	}
@@ -123,12 +125,16 @@ func Take(now File, offset int64, r io.ReaderAt) (Stamp, error) {
 
 // sumsOf checksums r's first min(Span, offset) bytes and the as many
 // before offset.
-func sumsOf(r io.ReaderAt, offset int64) (Sums, error) {
+func sumsOf(r io.ReaderAt, offset int64, scratch []byte) (Sums, error) {
 	n := min(Span, offset)
 	if n <= 0 {
 		return Sums{}, nil
 	}
-	buf := make([]byte, 2*n)
+	buf := scratch
+	if int64(len(buf)) < 2*n {
+		buf = make([]byte, 2*n)
+	}
+	buf = buf[:2*n]
 	if err := readFull(r, buf[:n], 0); err != nil {
 		return Sums{}, err
 	}

@@ -208,9 +208,17 @@ func take(t *testing.T, p string, offset int64) Stamp {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := Take(stat(t, p), offset, f)
+	s, err := Take(stat(t, p), offset, f, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A lent buffer, of any size and holding anything, gives the same
+	// stamp: it is only room for the read.
+	for _, n := range []int{0, Span, 2 * Span, 4 * Span} {
+		scratch := bytes.Repeat([]byte{0xAA}, n)
+		if got, err := Take(stat(t, p), offset, f, scratch); err != nil || got != s {
+			t.Fatalf("Take with %d bytes of scratch = %+v, %v; without = %+v", n, got, err, s)
+		}
 	}
 	return s
 }

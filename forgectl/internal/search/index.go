@@ -537,7 +537,7 @@ func (ix *index) read(h harness.Harness, rs *readScratch, j *job) jobResult {
 	if err != nil {
 		return jobResult{j: j, err: err}
 	}
-	stamp, err := fresh.Take(j.f.File, r.Offset, f)
+	stamp, err := fresh.Take(j.f.File, r.Offset, f, rs.sc.Spare())
 	if err != nil {
 		return jobResult{j: j, err: err}
 	}

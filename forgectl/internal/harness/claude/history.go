@@ -98,7 +98,7 @@ func readHistory(path string, stored harness.Aux) (*history, error) {
 			h.fresh[id] = histEntry{LastAtMs: ts, Last: jsonl.Oneline(display)}
 		}
 	}
-	stamp, err := fresh.Take(now, sc.Consumed(), f)
+	stamp, err := fresh.Take(now, sc.Consumed(), f, sc.Spare())
 	if err != nil {
 		// No checksums (an I/O error): the next listing that finds the
 		// file grown reads it whole.

@@ -45,7 +45,7 @@ func summarise(sc *jsonl.Scanner, f *harness.File, path string, old *indexEntry)
 		// summary would stick.
 		return nil, true, err
 	}
-	st, err := fresh.Take(now, ent.Sum.Offset, fh)
+	st, err := fresh.Take(now, ent.Sum.Offset, fh, sc.Spare())
 	if err != nil {
 		return nil, true, err
 	}

@@ -3,6 +3,7 @@ package codex
 import (
 	"context"
 	"testing"
+	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/harness/codex/codextest"
@@ -54,14 +55,30 @@ func TestRowTakesGroupsFirstLine(t *testing.T) {
 
 // TestRowDecodesARewrittenFirstLine checks that a first line rewritten
 // between Group and the row's read, to one of the same length, is decoded
-// again rather than taken from Group.
+// again rather than taken from Group: the write moved the file's mtime.
 func TestRowDecodesARewrittenFirstLine(t *testing.T) {
+	s := groupThenRow(t, func(l *lister, path string) {
+		m := pmeta(idTUI, t0)
+		m.Cwd = "/work/bb"
+		newHome(t).write(path, append(codextest.MetaLine(m), codextest.User(t0, -1, "hello")...), t0.Add(time.Second))
+	})
+	if s.Cwd != "/work/bb" {
+		t.Errorf("cwd %q, want the rewritten /work/bb", s.Cwd)
+	}
+}
+
+// TestRowSkipsAnUnchangedFirstLine checks that the row's read does not
+// read the first line again when the file's inode, size and mtime are the
+// ones Group read it at: the index's own rule for an unchanged file
+// (package fresh). A rewrite that keeps all three is not seen, here as
+// there.
+func TestRowSkipsAnUnchangedFirstLine(t *testing.T) {
 	s := groupThenRow(t, func(l *lister, path string) {
 		m := pmeta(idTUI, t0)
 		m.Cwd = "/work/bb"
 		newHome(t).write(path, append(codextest.MetaLine(m), codextest.User(t0, -1, "hello")...), t0)
 	})
-	if s.Cwd != "/work/bb" {
-		t.Errorf("cwd %q, want the rewritten /work/bb", s.Cwd)
+	if s.Cwd != "/work/aa" {
+		t.Errorf("cwd %q: the row read the first line again, though the stat is the one Group read it at", s.Cwd)
 	}
 }

@@ -118,7 +118,7 @@ func fold(rule foldRule, path string, stored harness.Aux, old fresh.Stamp) (f *f
 		f.stored = nil
 	}
 	end, err := f.read(fh, from, f.fresh)
-	stamp, serr := fresh.Take(now, end, fh)
+	stamp, serr := fresh.Take(now, end, fh, nil)
 	if serr != nil {
 		stamp = fresh.Stamp{File: now, Offset: end} // no checksums: read whole when it grows
 	}

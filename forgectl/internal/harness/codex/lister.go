@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/binrec"
+	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
@@ -125,6 +126,9 @@ type head struct {
 	seg segment // meta of the line on a new segment
 	n   int
 	sum uint32
+	ms  int64      // the line's timestamp, Unix ms (0 for none)
+	end int64      // where the second line starts, in a plain file
+	of  fresh.File // the file read, as its descriptor said
 }
 
 // matches says line is the line the head was decoded from.
@@ -132,9 +136,15 @@ func (hd *head) matches(line []byte) bool {
 	return hd != nil && len(line) == hd.n && binrec.CRC(line) == hd.sum
 }
 
+// unchangedIn says the file opened now, as its descriptor says, is the
+// one the head was read from, unchanged since.
+func (hd *head) unchangedIn(opened fresh.File) bool {
+	return hd != nil && hd.end > 0 && hd.of == opened
+}
+
 // readHead reads a segment's first line for its thread id.
 func (h *Harness) readHead(path string) (*head, error) {
-	_, r, done, err := h.openSegment(path)
+	_, r, done, opened, err := h.openSegment(path)
 	if err != nil {
 		return nil, err
 	}
@@ -158,9 +168,15 @@ func (h *Harness) readHead(path string) (*head, error) {
 	if err != nil {
 		return nil, err // no complete first line yet: being written
 	}
+	hd := &head{of: opened}
+	if !compressed(path) {
+		hd.end = int64(len(line))
+	}
 	line = line[:len(line)-1] // as the row's read sees it
-	hd := &head{n: len(line), sum: binrec.CRC(line)}
-	if typ, _, _ := envelope(line); typ == "session_meta" {
+	hd.n, hd.sum = len(line), binrec.CRC(line)
+	typ, ts, _ := envelope(line)
+	hd.ms = millis(ts)
+	if typ == "session_meta" {
 		hd.seg.meta(line)
 	}
 	if hd.seg.ID == "" {
