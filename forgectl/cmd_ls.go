@@ -190,7 +190,7 @@ func (a *app) sessionWriter(asJSON bool, o output) (add func(*harness.Session), 
 		return func(s *harness.Session) { j.Add(s, nil) }, j.Close
 	}
 	t := a.table(o, true, render.Listing)
-	t.Mark = a.markRows()
+	t.MarkLater = a.markRows
 	return func(s *harness.Session) { t.Add(s) }, t.Close
 }
 

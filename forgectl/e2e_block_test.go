@@ -257,7 +257,7 @@ func TestE2ESecondSignalEndsAtOnce(t *testing.T) {
 		t.Run(tc.sig.String(), func(t *testing.T) {
 			e := newE2E(t)
 			repo := e.repo("bulk")
-			for k := range 400 { // more rows than the pipe holds
+			for k := range 2000 { // far more rows than the pipe and the table's 48 KB hold
 				e.session(fmt.Sprintf("b0000000-0000-4000-8000-%012d", k), repo, "main", "bulk prompt", "", time.Duration(k)*time.Minute)
 			}
 			r, w, err := os.Pipe()

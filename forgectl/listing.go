@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
@@ -235,15 +237,22 @@ func (a *app) markRows() func(*harness.Session) string {
 // once per invocation (harness.WalkOnce).
 func (a *app) marks() bool {
 	if a.marked == nil {
-		n := 0
+		var n atomic.Int32
 		if hs := a.harnesses(); len(hs) > 1 {
+			// Side by side, as the listing itself walks them: a table
+			// asks before its first row, and walking one tree after the
+			// other was a tenth of a warm listing.
+			var wg sync.WaitGroup
 			for _, h := range hs {
-				if files, _, err := h.Walk(context.Background()); err == nil && len(files) > 0 {
-					n++
-				}
+				wg.Go(func() {
+					if files, _, err := h.Walk(context.Background()); err == nil && len(files) > 0 {
+						n.Add(1)
+					}
+				})
 			}
+			wg.Wait()
 		}
-		m := n > 1
+		m := n.Load() > 1
 		a.marked = &m
 	}
 	return *a.marked

@@ -89,6 +89,10 @@ type JSONArray struct {
 	err error
 }
 
+// flushAt is how much output the JSON array, and a table for a pipe,
+// gather before a write: a system call per row cost more than the row.
+const flushAt = 48 << 10
+
 // NewJSONArray writes to w.
 func NewJSONArray(w io.Writer) *JSONArray {
 	return &JSONArray{w: w, buf: make([]byte, 0, 64<<10)}
@@ -104,7 +108,7 @@ func (a *JSONArray) Add(s *harness.Session, extra func([]byte) []byte) {
 	}
 	a.n++
 	a.buf = AppendSession(a.buf, s, extra)
-	if len(a.buf) > 48<<10 {
+	if len(a.buf) >= flushAt {
 		a.flush()
 	}
 }

@@ -47,6 +47,24 @@ type Table struct {
 	// its title: set when the list holds more than one harness. A person
 	// who uses one harness never sees it, and it costs no column.
 	Mark func(*harness.Session) string
+	// pending is what a table for a pipe holds back, written flushAt at a
+	// time as the JSON array is: a write per row was a tenth of a warm
+	// listing to a pipe. A terminal's rows are written one by one, as
+	// they come.
+	pending []byte
+	// MarkLater, when set, gives Mark at the first row instead: knowing
+	// whether the list holds more than one harness means walking every
+	// harness's tree, which the listing does side by side with reading
+	// the first rows; a table that asked before the listing began waited
+	// for the walks alone.
+	MarkLater func() func(*harness.Session) string
+}
+
+// resolveMark sets Mark from MarkLater, once.
+func (t *Table) resolveMark() {
+	if t.MarkLater != nil {
+		t.Mark, t.MarkLater = t.MarkLater(), nil
+	}
 }
 
 // Fit makes the table fit a terminal of width columns (0: no limit, as
@@ -124,6 +142,7 @@ func (t *Table) Add(s *harness.Session, extra ...string) { t.add(t.cells(s, extr
 
 // cells are a session's columns.
 func (t *Table) cells(s *harness.Session, extra []string) row {
+	t.resolveMark()
 	c := make([]string, len(t.heads))
 	c[colID] = s.ID
 	c[colAge] = Age(t.now, s.LastActivity)
@@ -226,6 +245,7 @@ func (t *Table) Stream() {
 	if t.fit <= 0 || t.widths != nil {
 		return
 	}
+	t.resolveMark()
 	title := t.layout.Title
 	if t.Mark != nil {
 		title += 3
@@ -375,7 +395,7 @@ func (t *Table) row(r row) {
 		t.styledRow(r)
 		return
 	}
-	b := t.buf[:0]
+	b := t.pending
 	last := len(r.cells) - 1
 	for k, v := range r.cells {
 		if k == colTitle {
@@ -387,11 +407,18 @@ func (t *Table) row(r row) {
 		}
 		b = Pad(b, v, max(t.widths[k], utf8.RuneCountInString(v))+2)
 	}
-	b = append(b, '\n')
-	t.buf = b
-	if t.err == nil {
-		_, t.err = t.w.Write(b)
+	t.pending = append(b, '\n')
+	if len(t.pending) >= flushAt {
+		t.flush()
 	}
+}
+
+// flush writes the rows a pipe's table holds back.
+func (t *Table) flush() {
+	if t.err == nil && len(t.pending) > 0 {
+		_, t.err = t.w.Write(t.pending)
+	}
+	t.pending = t.pending[:0]
 }
 
 // seg is a run of a line's text with its style (an SGR code, "" for
@@ -571,6 +598,7 @@ func (t *Table) Close() error {
 	if t.widths == nil && len(t.sample) > 0 {
 		t.flushSample()
 	}
+	t.flush()
 	return t.err
 }
 
