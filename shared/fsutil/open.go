@@ -137,17 +137,6 @@ func OpenRegular(path string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-// OpenRegularStat is OpenRegular that also gives the stat of what it
-// opened, taken on the descriptor: a caller comparing it with an earlier
-// one knows whether the file it reads is still the file it saw.
-func OpenRegularStat(path string) (*os.File, unix.Stat_t, error) {
-	fd, st, err := openRegular(path)
-	if err != nil {
-		return nil, st, err
-	}
-	return os.NewFile(uintptr(fd), path), st, nil
-}
-
 // ReadRegular reads a whole regular file, refusing anything else as
 // OpenRegular does. It reads with plain system calls: os.ReadFile also
 // probes the descriptor for the network poller (fstat, fcntl, epoll_ctl),

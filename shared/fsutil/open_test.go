@@ -243,32 +243,3 @@ func TestOpenAppendExisting(t *testing.T) {
 		}
 	})
 }
-
-// TestOpenRegularStatIsTheOpenedFile: the stat describes the file the
-// descriptor holds, not whatever the path names later.
-func TestOpenRegularStatIsTheOpenedFile(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "a.jsonl")
-	if err := os.WriteFile(p, []byte("one\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, st, err := OpenRegularStat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	before, _ := os.Stat(p)
-	// Replace the path: the stat taken at the open must still be the old file's.
-	if err := os.WriteFile(filepath.Join(dir, "b"), []byte("another, longer\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(filepath.Join(dir, "b"), p); err != nil {
-		t.Fatal(err)
-	}
-	if st.Size != 4 || uint64(st.Ino) != before.Sys().(*syscall.Stat_t).Ino {
-		t.Fatalf("stat size %d ino %d, want the opened file's (4, %d)", st.Size, st.Ino, before.Sys().(*syscall.Stat_t).Ino)
-	}
-	if _, _, err := OpenRegularStat(dir); err == nil {
-		t.Fatal("a directory was opened")
-	}
-}

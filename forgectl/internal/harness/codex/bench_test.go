@@ -45,7 +45,7 @@ func BenchmarkReadSegment(b *testing.B) {
 			b.SetBytes(int64(len(plain)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := h.readSegment(sc, p, now, nil, nil, h.openParent); err != nil {
+				if _, _, err := h.readSegment(sc, p, now, nil, h.openParent); err != nil {
 					b.Fatal(err)
 				}
 			}

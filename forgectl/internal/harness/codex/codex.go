@@ -68,7 +68,7 @@ type Harness struct {
 	names     map[string]string
 	// zstd keeps idle *zstd.Decoder for the next compressed segment.
 	zstd sync.Pool
-	// heads keeps idle *bufio.Reader for Group's read of first lines,
+	// heads keeps idle buffers for Group's read of first lines' ids,
 	// and parents idle *jsonl.Scanner for legacy forks' parents: a cold
 	// listing opens thousands of files, and a buffer for each was a
 	// tenth of its CPU, in allocating and collecting it.

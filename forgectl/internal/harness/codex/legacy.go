@@ -54,7 +54,7 @@ func (h *Harness) openRollout(path string) *parentFile {
 	if path == "" {
 		return nil
 	}
-	_, r, done, _, err := h.openSegment(path)
+	_, r, done, err := h.openSegment(path)
 	if err != nil {
 		return nil
 	}

@@ -2,9 +2,11 @@ package codex
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"forgectl.dev/forgectl/internal/binrec"
-	"forgectl.dev/forgectl/internal/fresh"
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/shared/fsutil"
 	"forgectl.dev/shared/jsonl"
@@ -31,10 +31,10 @@ type lister struct {
 	h       *Harness
 	joined  *joined // session_index.jsonl's names and history.jsonl's times
 	live    map[string]holder
-	threads map[string]bool  // every thread id the listing has, made by Group
-	now     time.Time        // whether a prompt cache is warm is judged at it
-	folders folders          // where legacy forks' parents are looked for
-	heads   map[string]*head // by path: the first lines Group decoded
+	threads map[string]bool   // every thread id the listing has, made by Group
+	now     time.Time         // whether a prompt cache is warm is judged at it
+	folders folders           // where legacy forks' parents are looked for
+	heads   map[string]string // by path: the thread ids Group read first lines for
 }
 
 // Open starts a listing.
@@ -79,7 +79,7 @@ func (l *lister) Row(sc *jsonl.Scanner, f *harness.File, path string, old harnes
 // newest segment.
 func (l *lister) Group(files []harness.File, stored func(int) harness.Stored) [][]int {
 	ids := make([]string, len(files))
-	heads := make([]*head, len(files))
+	read := make([]bool, len(files))
 	parallel.For(context.Background(), len(files), max(2, runtime.GOMAXPROCS(0)), 16, func(k int) {
 		if old := stored(k); old.OK && old.Ino == files[k].Ino && old.Size <= files[k].Size {
 			if id, ok := storedID(old.Payload); ok {
@@ -87,15 +87,13 @@ func (l *lister) Group(files []harness.File, stored func(int) harness.Stored) []
 				return
 			}
 		}
-		heads[k], _ = l.h.readHead(files[k].Path())
-		if heads[k] != nil {
-			ids[k] = heads[k].seg.ID
-		}
+		ids[k], _ = l.h.readHead(files[k].Path())
+		read[k] = ids[k] != ""
 	})
-	l.heads = map[string]*head{}
-	for k, hd := range heads {
-		if hd != nil {
-			l.heads[files[k].Path()] = hd
+	l.heads = map[string]string{}
+	for k, id := range ids {
+		if read[k] {
+			l.heads[files[k].Path()] = id
 		}
 	}
 	at := map[string]int{}
@@ -117,72 +115,113 @@ func (l *lister) Group(files []harness.File, stored func(int) harness.Stored) []
 	return groups
 }
 
-// head is what a segment's first line, its session_meta, decoded to when
-// Group read it, kept for the row's read of the whole file so that the
-// 22 KB line is decoded once. The row's read takes it only for a first
-// line of the same length and checksum: a file rewritten in between is
-// decoded again.
-type head struct {
-	seg segment // meta of the line on a new segment
-	n   int
-	sum uint32
-	ms  int64      // the line's timestamp, Unix ms (0 for none)
-	end int64      // where the second line starts, in a plain file
-	of  fresh.File // the file read, as its descriptor said
-}
+// headPrefix is how much of a segment Group reads for its thread id.
+// Codex writes the id among session_meta's first members, a few hundred
+// bytes in; the rest of the 22 KB line (the instructions) is read once,
+// by the row's read of the whole file.
+const headPrefix = 2 << 10
 
-// matches says line is the line the head was decoded from.
-func (hd *head) matches(line []byte) bool {
-	return hd != nil && len(line) == hd.n && binrec.CRC(line) == hd.sum
-}
-
-// unchangedIn says the file opened now, as its descriptor says, is the
-// one the head was read from, unchanged since.
-func (hd *head) unchangedIn(opened fresh.File) bool {
-	return hd != nil && hd.end > 0 && hd.of == opened
-}
-
-// readHead reads a segment's first line for its thread id.
-func (h *Harness) readHead(path string) (*head, error) {
-	_, r, done, opened, err := h.openSegment(path)
+// readHead reads the thread id a segment's first line names
+// (session_meta.payload.id), from the line's first headPrefix bytes when
+// they hold it, else from the whole line. The row's read decodes the line
+// whole and checks the id (RowGroup): a line whose later bytes say
+// otherwise (a second "id") is caught there.
+func (h *Harness) readHead(path string) (string, error) {
+	_, r, done, err := h.openSegment(path)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer done()
-	br, _ := h.heads.Get().(*bufio.Reader)
-	if br == nil {
-		br = bufio.NewReaderSize(r, 32<<10)
-	} else {
-		br.Reset(r)
+	bp, _ := h.heads.Get().(*[headPrefix]byte)
+	if bp == nil {
+		bp = new([headPrefix]byte)
 	}
-	defer func() { br.Reset(nil); h.heads.Put(br) }() // line is read before it goes back
+	defer h.heads.Put(bp)
+	n, err := io.ReadFull(r, bp[:])
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return "", err
+	}
+	prefix := bp[:n]
+	whole := false
+	if i := bytes.IndexByte(prefix, '\n'); i >= 0 {
+		prefix, whole = prefix[:i], true
+	}
+	if id, ok := prefixID(prefix); ok {
+		return id, nil
+	}
+	if !whole && n == headPrefix {
+		return h.readWholeHead(path)
+	}
+	return "", fmt.Errorf("%s: the first line is not a session_meta with an id", path)
+}
+
+// readWholeHead is readHead for a first line whose id is not in its
+// first bytes.
+func (h *Harness) readWholeHead(path string) (string, error) {
+	_, r, done, err := h.openSegment(path)
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	br := bufio.NewReaderSize(r, 32<<10)
 	line, err := br.ReadSlice('\n')
 	for errors.Is(err, bufio.ErrBufferFull) {
 		var more []byte
 		more, err = br.ReadSlice('\n')
 		line = append(append([]byte(nil), line...), more...)
 		if len(line) > jsonl.DefaultMaxLine {
-			return nil, fmt.Errorf("%s: first line over %d bytes", path, jsonl.DefaultMaxLine)
+			return "", fmt.Errorf("%s: first line over %d bytes", path, jsonl.DefaultMaxLine)
 		}
 	}
 	if err != nil {
-		return nil, err // no complete first line yet: being written
+		return "", err // no complete first line yet: being written
 	}
-	hd := &head{of: opened}
-	if !compressed(path) {
-		hd.end = int64(len(line))
+	line = line[:len(line)-1]
+	if typ, _, _ := envelope(line); typ == "session_meta" {
+		if m, ok := decodeMeta(line); ok && m.ID != "" {
+			return m.ID, nil
+		}
 	}
-	line = line[:len(line)-1] // as the row's read sees it
-	hd.n, hd.sum = len(line), binrec.CRC(line)
-	typ, ts, _ := envelope(line)
-	hd.ms = millis(ts)
-	if typ == "session_meta" {
-		hd.seg.meta(line)
+	return "", fmt.Errorf("%s: the first line is not a session_meta with an id", path)
+}
+
+// prefixID finds session_meta.payload.id in b, the start of a first
+// line (it may be cut anywhere), member by member as decodeMeta does:
+// the top-level type must say session_meta before the payload comes, and
+// only the payload's own "id" counts. ok is false when b ends first.
+func prefixID(b []byte) (id string, ok bool) {
+	var typ string
+	walk := func(v int, fn func(key []byte, v int) (int, bool)) {
+		if v < len(b) && b[v] == '{' {
+			jsonl.Members(b, v, fn)
+		}
 	}
-	if hd.seg.ID == "" {
-		return nil, fmt.Errorf("%s: the first line is not a session_meta with an id", path)
-	}
-	return hd, nil
+	walk(jsonl.SkipSpace(b, 0), func(key []byte, v int) (int, bool) {
+		switch member(key, []string{"type", "payload"}) {
+		case 0:
+			s, rest, sok := jsonl.String(b[v:])
+			if !sok {
+				return v, false
+			}
+			typ = s
+			return len(b) - len(rest), true
+		case 1:
+			if typ != "session_meta" {
+				return v, false
+			}
+			walk(v, func(key []byte, v int) (int, bool) {
+				if member(key, metaKeys) != 0 {
+					return jsonl.Skip(b, v)
+				}
+				s, _, sok := jsonl.String(b[v:])
+				id, ok = s, sok && s != ""
+				return v, false // found, or not a string: either way, done
+			})
+			return v, false
+		}
+		return jsonl.Skip(b, v)
+	})
+	return id, ok
 }
 
 // RowGroup reads a thread's segments (newest first) and makes its row.
@@ -196,10 +235,18 @@ func (l *lister) RowGroup(sc *jsonl.Scanner, files []*harness.File, paths []stri
 		if old[k].OK {
 			prev, _ = decodeSegment(old[k].File, old[k].Payload) // one that does not decode is read again
 		}
-		g, scanned, err := l.h.readSegment(sc, paths[k], f.File, prev, l.heads[paths[k]], l.openParent)
+		g, scanned, err := l.h.readSegment(sc, paths[k], f.File, prev, l.openParent)
 		rows[k].Scanned = scanned
 		if err != nil {
 			rows[k].Problem = err
+			continue
+		}
+		if want, ok := l.heads[paths[k]]; ok && g.ID != "" && g.ID != want {
+			// Grouped by the id the line's first bytes named; the whole
+			// line names another. Left out of this thread, and recorded
+			// as it is: the next listing groups it by its record.
+			rows[k].Record = g
+			rows[k].Problem = fmt.Errorf("%s: its first line names thread %s past its first bytes, not %s", paths[k], g.ID, want)
 			continue
 		}
 		if g == prev {

@@ -135,21 +135,20 @@ func compressed(path string) bool { return strings.HasSuffix(path, zstSuffix) }
 
 // openSegment opens a segment for reading from its start: a compressed
 // one through a zstd decoder. close releases both.
-func (h *Harness) openSegment(path string) (fh *os.File, r io.Reader, close func(), opened fresh.File, err error) {
-	fh, st, err := fsutil.OpenRegularStat(path)
+func (h *Harness) openSegment(path string) (fh *os.File, r io.Reader, close func(), err error) {
+	fh, err = fsutil.OpenRegular(path)
 	if err != nil {
-		return nil, nil, nil, opened, err
+		return nil, nil, nil, err
 	}
-	opened = fresh.File{Ino: uint64(st.Ino), Size: st.Size, MtimeNs: fresh.MtimeNs(&st)}
 	if !compressed(path) {
-		return fh, fh, func() { fh.Close() }, opened, nil
+		return fh, fh, func() { fh.Close() }, nil
 	}
 	zr, err := h.decoder(fh)
 	if err != nil {
 		fh.Close()
-		return nil, nil, nil, opened, err
+		return nil, nil, nil, err
 	}
-	return fh, zr, func() { h.release(zr); fh.Close() }, opened, nil
+	return fh, zr, func() { h.release(zr); fh.Close() }, nil
 }
 
 // decoder is a zstd decoder reading r, reused across segments: a new one
@@ -178,38 +177,24 @@ func (h *Harness) release(d *zstd.Decoder) {
 // readSegment brings a segment's record up to date: nothing when old still
 // holds, the appended bytes when the file grew (a plain one: a compressed
 // segment is read whole again), else the whole file. It reports whether
-// it read. first is what the segment's first line decoded to, when it has
-// been read already (lister.Group), and openParent opens a legacy fork's
-// parent (legacy.go).
-func (h *Harness) readSegment(sc *jsonl.Scanner, path string, now fresh.File, old *segment, first *head, openParent func(id, created string) *parentFile) (*segment, bool, error) {
+// it read. openParent opens a legacy fork's parent (legacy.go).
+func (h *Harness) readSegment(sc *jsonl.Scanner, path string, now fresh.File, old *segment, openParent func(id, created string) *parentFile) (*segment, bool, error) {
 	if old != nil && old.stamp().Same(now) {
 		return old, false, nil
 	}
-	fh, r, done, opened, err := h.openSegment(path)
+	fh, r, done, err := h.openSegment(path)
 	if err != nil {
 		return nil, true, err
 	}
 	defer done()
 	g := &segment{}
-	switch {
-	case old != nil && !compressed(path) && fresh.Decide(old.stamp(), now, fh) == fresh.Appended:
+	if old != nil && !compressed(path) && fresh.Decide(old.stamp(), now, fh) == fresh.Appended {
 		*g = *old
 		if _, err := fh.Seek(old.Offset, io.SeekStart); err != nil {
 			return nil, true, err
 		}
 		sc.Reset(fh, old.Offset)
-		first = nil
-	case first.unchangedIn(opened) && !compressed(path):
-		// The file is the one whose first line the group step read (same
-		// inode, size and mtime): that line, often 20 KB of instructions,
-		// is not read a second time.
-		if _, err := fh.Seek(first.end, io.SeekStart); err != nil {
-			return nil, true, err
-		}
-		sc.Reset(fh, first.end)
-		g.decoded(first)
-		first = nil
-	default:
+	} else {
 		sc.Reset(r, 0)
 	}
 	g.File = now
@@ -220,12 +205,6 @@ func (h *Harness) readSegment(sc *jsonl.Scanner, path string, now fresh.File, ol
 		if !ok {
 			break
 		}
-		if first.matches(line) {
-			g.decoded(first)
-			first = nil
-			continue
-		}
-		first = nil
 		g.line(line)
 	}
 	if err := sc.Err(); err != nil {
@@ -316,17 +295,6 @@ func (g *segment) line(line []byte) {
 	// compacted, world_state, token_usage_record (what token_count
 	// says, per response) and whatever a later Codex adds hold nothing a
 	// row shows.
-}
-
-// decoded is line for a new segment's first line, which hd says meta
-// made of it.
-func (g *segment) decoded(hd *head) {
-	file, open := g.File, g.open
-	*g = hd.seg
-	g.File, g.open = file, open
-	if hd.ms > g.LastMs {
-		g.LastMs = hd.ms
-	}
 }
 
 // meta folds in a session_meta line: the segment's own (its first line),

@@ -156,7 +156,7 @@ func tailTurns(f io.ReaderAt, size int64, paginated bool, ts *harness.Turns, bud
 // tailCompressed is Tail for a zstd segment: every line from its start,
 // the newest turns kept.
 func (h *Harness) tailCompressed(path string, ts *harness.Turns) ([]harness.Turn, error) {
-	_, r, done, _, err := h.openSegment(path)
+	_, r, done, err := h.openSegment(path)
 	if err != nil {
 		return nil, err
 	}
