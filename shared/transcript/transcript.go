@@ -313,7 +313,7 @@ func (s *Summary) conversation(line []byte, off int64, r *Row) {
 	}
 	switch {
 	case r.Type == "assistant":
-		s.Usage.assistant(line)
+		s.Usage.assistant(line, tail, &env)
 	case r.Type == "system" && isCompactBoundary(head):
 		s.Usage.compaction(line)
 	}
@@ -378,6 +378,8 @@ const (
 	keySessionProcess
 	keyTeamName
 	keyEntrypoint
+	keyTimestamp
+	keyUsage // an object, not a string: an assistant row's message.usage
 	nKeys
 )
 
@@ -398,6 +400,8 @@ var envelopeKeys = [nKeys]string{
 	keySessionProcess:   "session_id",
 	keyTeamName:         "teamName",
 	keyEntrypoint:       "entrypoint",
+	keyTimestamp:        "timestamp",
+	keyUsage:            "usage",
 }
 
 // envelope is where each key's string value last stands in a row's tail
@@ -438,6 +442,14 @@ func (e *envelope) scan(b []byte) {
 				continue // most quoted words are not a key's length: no call
 			}
 			v, ok := valueAt(b, p, name)
+			if k == keyUsage {
+				if ok && b[v] == '{' {
+					e.at[k] = v // the last, as lastUsage finds it
+					i = v
+					break
+				}
+				continue
+			}
 			if ok && k == keyForkedFrom && b[v] == '{' {
 				// "forkedFrom":{"sessionId":"…": the id it names.
 				v, ok = valueAt(b, jsonl.SkipSpace(b, v+1), envelopeKeys[keySessionID])

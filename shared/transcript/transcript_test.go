@@ -3,6 +3,7 @@ package transcript
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -137,6 +138,11 @@ func TestEnvelopeFindsEveryKey(t *testing.T) {
 	want := map[int]string{}
 	for k, key := range envelopeKeys {
 		v := "value-" + strings.Repeat("v", k)
+		if k == keyUsage {
+			// An object, the last of two; a string "usage" after it is not one.
+			tail.WriteString(`"usage":{"first":1},"usage":{"input_tokens":` + strconv.Itoa(k) + `},"usage":"not an object",`)
+			continue
+		}
 		written := `"` + key + `":"`
 		if k == keyForkedFrom {
 			written = `"forkedFrom":{"sessionId":"`
@@ -154,6 +160,12 @@ func TestEnvelopeFindsEveryKey(t *testing.T) {
 	var e envelope
 	e.scan(b)
 	for k := range envelopeKeys {
+		if k == keyUsage {
+			if at := e.at[k]; at < 0 || !strings.HasPrefix(string(b[at:]), `{"input_tokens":`) {
+				t.Errorf("usage at %d, want the last object", at)
+			}
+			continue
+		}
 		if got, ok := e.value(b, k); !ok || got != want[k] {
 			t.Errorf("%s: %q, %v; want %q", envelopeKeys[k], got, ok, want[k])
 		}

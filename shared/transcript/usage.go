@@ -62,30 +62,39 @@ const (
 	usageTail = 16 << 10
 )
 
-// assistant reads an assistant row's response for u.
-func (u *Usage) assistant(line []byte) {
-	if !u.assistantFast(line) {
+// assistant reads an assistant row's response for u. window is the
+// row's last bytes, which env was scanned from (conversation).
+func (u *Usage) assistant(line, window []byte, env *envelope) {
+	if !u.assistantFast(line, window, env) {
 		u.assistantWalk(line)
 	}
 }
 
-func (u *Usage) assistantFast(line []byte) bool {
+func (u *Usage) assistantFast(line, window []byte, env *envelope) bool {
 	head := line[:min(len(line), usageHead)]
-	// The usage and the envelope after it are most often in the last two
-	// kilobytes; a usage with many server-tool iterations can take more.
-	tail, at := line, -1
-	for _, n := range [...]int{2 << 10, usageTail} {
-		tail = line[max(0, len(line)-n):]
-		if at = lastUsage(tail); at >= 0 || len(tail) == len(line) {
-			break
-		}
+	// The usage and the envelope after it are most often in the row's last
+	// kilobytes, where the envelope scan found the last usage already; a
+	// usage with many server-tool iterations can start further in. The
+	// last usage of a longer tail is the window's whenever the window
+	// holds one, so in a row that is JSON this finds what searching the
+	// last 2 KB, then 16 KB, finds (FuzzUsageIsTheTailsLast).
+	tail, at := window, env.at[keyUsage]
+	if at < 0 && len(line) > len(window) {
+		tail = line[max(0, len(line)-usageTail):]
+		at = lastUsage(tail)
 	}
 	model, mok := firstStringAs(head, `"model"`, u.Model)
 	if at < 0 || !mok {
 		return false
 	}
 	id, _ := firstStringAs(head, `"id"`, u.MsgID)
-	stamp, _ := lastString(tail, `"timestamp"`)
+	// The row's timestamp is its envelope's, which the envelope scan
+	// found already (a search of the tail again was a tenth of a cold
+	// listing); a usage found only far from the end gets the tail's.
+	stamp, ok := env.value(window, keyTimestamp)
+	if !ok && len(tail) > len(window) {
+		stamp, _ = lastString(tail, `"timestamp"`)
+	}
 	var in, cr, cc, out int64
 	_, ttl, ok := readUsage(tail, at, &in, &cr, &cc, &out)
 	if !ok {

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -125,4 +126,75 @@ func open(t *testing.T, p string) *os.File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
+}
+
+// The reply's time is the row's envelope timestamp wherever the envelope
+// scan's window finds it: before the message too, as the member-by-member
+// walk reads it.
+func TestUsageTimeFromTheEnvelope(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	early := `{"type":"assistant","timestamp":"2026-12-01T10:00:00Z","message":{"id":"msg_1","model":"claude-opus-4-5","type":"message","role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("reply ", 500) + `"}],"usage":{"output_tokens":5,"input_tokens":10}},` + env
+	var s Summary
+	if err := s.ReadFrom(nil, open(t, write(t, nl(user), nl(early)))); err != nil {
+		t.Fatal(err)
+	}
+	if s.Usage.ReplyAtMs != at.UnixMilli() {
+		t.Fatalf("reply at %d, want %d (the row's timestamp)", s.Usage.ReplyAtMs, at.UnixMilli())
+	}
+	var walked Usage
+	walked.assistantWalk([]byte(early))
+	if walked.ReplyAtMs != s.Usage.ReplyAtMs {
+		t.Fatalf("the walk reads %d, the fast read %d", walked.ReplyAtMs, s.Usage.ReplyAtMs)
+	}
+}
+
+// FuzzUsageIsTheTailsLast holds the usage the fast read takes (from the
+// envelope scan's window, else from the last 16 KB) to its definition:
+// the last usage object of the row's last 2 KB, else of its last 16 KB.
+// For a row that is JSON: in bytes that are not, the scan, which looks
+// from every quote, and the search, which looks past each match, can read
+// a stray quote differently.
+func FuzzUsageIsTheTailsLast(f *testing.F) {
+	usage := `"usage":{"input_tokens":1}`
+	f.Add(`{"message":{`, 0, usage+`},"timestamp":"t"}`)
+	f.Add(`{"message":{"content":"`, 1800, `\"usage\":{\"k\":1}"`+`,`+usage+`}}`)
+	f.Add(`{"message":{`+usage+`,"x":"`, 3000, `"},"y":1}`)
+	f.Add(`{"message":{`+usage+`,"x":"`, 5000, `"},"y":1}`)
+	f.Add(`{"message":{`+usage+`,"x":"`, 20000, `"}}`)
+	f.Add(`{"a":`+usage+`,"x":"`, 2040, `",`+usage+`}`)
+	f.Add(`{"usage":"no","x":"`, 4090, `","usage" : {"k":2}}`)
+	f.Add(`{"u":`+`{`+usage+`},"x":"`, 1000, `","v":{`+usage+`}}`)
+	f.Fuzz(func(t *testing.T, pre string, pad int, post string) {
+		if pad < 0 || pad > 40000 {
+			return
+		}
+		line := []byte(pre + strings.Repeat("x", pad) + post)
+		if !json.Valid(line) {
+			return
+		}
+		in := func(tail []byte, at int) int {
+			if at < 0 {
+				return -1
+			}
+			return len(line) - len(tail) + at
+		}
+		want := -1
+		for _, n := range [...]int{2 << 10, usageTail} {
+			tail := line[max(0, len(line)-n):]
+			if want = in(tail, lastUsage(tail)); want >= 0 || len(tail) == len(line) {
+				break
+			}
+		}
+		window := line[max(0, len(line)-envelopeWindow):]
+		var env envelope
+		env.scan(window)
+		got := in(window, env.at[keyUsage])
+		if got < 0 && len(line) > len(window) {
+			tail := line[max(0, len(line)-usageTail):]
+			got = in(tail, lastUsage(tail))
+		}
+		if got != want {
+			t.Fatalf("usage at %d, want %d (line of %d bytes)", got, want, len(line))
+		}
+	})
 }
