@@ -90,6 +90,14 @@ func lsFlags(a *app, fs *flag.FlagSet) func(context.Context, []string) error {
 			return nil
 		})
 		if err != nil {
+			if !*asJSON {
+				// The rows a table has gathered are printed, as they
+				// would have been had it written each at once: an
+				// interrupted listing keeps what it showed. A JSON
+				// array is left unclosed, so that no parser takes a
+				// part for the whole.
+				closeOut()
+			}
 			return err
 		}
 		if filtered {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/render"
+	"forgectl.dev/shared/cchome"
 	"forgectl.dev/shared/version"
 
 	"forgectl.dev/shared/snapstore"
@@ -193,6 +196,58 @@ func TestLsHelpDocumentsTheCaps(t *testing.T) {
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(lsHelp), " "), want) {
 			t.Errorf("ls --help does not say %q", want)
+		}
+	}
+}
+
+// cancelAtWarning is a stderr that cancels the listing at the warning
+// --verbose gives for a transcript with a broken line: an interrupt at a
+// known row.
+type cancelAtWarning struct {
+	buf    bytes.Buffer // not embedded: io.WriteString would pass Write by
+	cancel context.CancelFunc
+}
+
+func (w *cancelAtWarning) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("not JSON")) {
+		w.cancel()
+	}
+	return w.buf.Write(p)
+}
+
+// A table for a pipe holds its rows back and writes them 48 KB at a time.
+// An interrupted listing still prints every row it gathered, whole and in
+// order after the header, as a table that wrote each row at once would
+// have; here the interrupt comes at row 251, before the first 48 KB.
+func TestLsInterruptedKeepsTheRowsItGathered(t *testing.T) {
+	h := newHome(t)
+	repo := filepath.Join(h.home, "src", "bulk")
+	const at = 250
+	for k := range 400 {
+		lines := []string{cchome.Prompt(repo, fmt.Sprintf("c0000000-0000-4000-8000-%012d", k), "main", "cli", "bulk prompt")}
+		if k == at {
+			lines = append(lines, "{not json}\n")
+		}
+		h.cc.Transcript(repo, fmt.Sprintf("c0000000-0000-4000-8000-%012d", k), time.Now().Add(-time.Duration(k)*time.Minute), lines...)
+	}
+	a, rec := h.newTestApp(false, nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a.stderr = &cancelAtWarning{cancel: cancel}
+	if code := a.run(ctx, []string{"resume", "ls", "--verbose"}); code != 130 && code != 1 {
+		t.Fatalf("exit %d from an interrupted listing; %d bytes out; stderr %q", code, rec.out.Len(), a.stderr.(*cancelAtWarning).buf.String())
+	}
+	out := rec.out.String()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if !strings.HasSuffix(out, "\n") || !strings.HasPrefix(lines[0], "SESSION") {
+		t.Fatalf("want a header and whole rows, got %q", out[:min(len(out), 200)])
+	}
+	if len(lines) != at+2 {
+		t.Fatalf("%d rows printed, want the %d gathered before the interrupt", len(lines)-1, at+1)
+	}
+	for k, l := range lines[1:] {
+		if want := fmt.Sprintf("c0000000-0000-4000-8000-%012d", k); !strings.HasPrefix(l, want) {
+			t.Fatalf("row %d is %q, want %s", k+1, l, want)
 		}
 	}
 }

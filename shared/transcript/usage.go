@@ -90,10 +90,10 @@ func (u *Usage) assistantFast(line, window []byte, env *envelope) bool {
 	id, _ := firstStringAs(head, `"id"`, u.MsgID)
 	// The row's timestamp is its envelope's, which the envelope scan
 	// found already (a search of the tail again was a tenth of a cold
-	// listing); a usage found only far from the end gets the tail's.
+	// listing); else the last of the row's last 16 KB, as before.
 	stamp, ok := env.value(window, keyTimestamp)
-	if !ok && len(tail) > len(window) {
-		stamp, _ = lastString(tail, `"timestamp"`)
+	if !ok && len(line) > len(window) {
+		stamp, _ = lastString(line[max(0, len(line)-usageTail):], `"timestamp"`)
 	}
 	var in, cr, cc, out int64
 	_, ttl, ok := readUsage(tail, at, &in, &cr, &cc, &out)

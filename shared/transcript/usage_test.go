@@ -146,6 +146,16 @@ func TestUsageTimeFromTheEnvelope(t *testing.T) {
 	if walked.ReplyAtMs != s.Usage.ReplyAtMs {
 		t.Fatalf("the walk reads %d, the fast read %d", walked.ReplyAtMs, s.Usage.ReplyAtMs)
 	}
+	// Further in than the window: the timestamp, then a 6 KB message, the
+	// usage, and 2.5 KB of envelope without one. The last 16 KB hold it.
+	far := `{"type":"assistant","timestamp":"2026-12-01T10:00:00Z","message":{"id":"msg_1","model":"claude-opus-4-5","type":"message","role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("reply ", 1000) + `"}],"usage":{"output_tokens":5,"input_tokens":10}},"note":"` + strings.Repeat("n", 2500) + `",` + env
+	var f Summary
+	if err := f.ReadFrom(nil, open(t, write(t, nl(user), nl(far)))); err != nil {
+		t.Fatal(err)
+	}
+	if f.Usage.ReplyAtMs != at.UnixMilli() {
+		t.Fatalf("a timestamp 8 KB from the end: reply at %d, want %d", f.Usage.ReplyAtMs, at.UnixMilli())
+	}
 }
 
 // FuzzUsageIsTheTailsLast holds the usage the fast read takes (from the
