@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"forgectl.dev/forgectl/internal/harness"
+	"forgectl.dev/forgectl/internal/harness/codex/codextest"
+	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/jsonl"
 )
 
@@ -201,5 +204,42 @@ func TestGencodexLegacyForks(t *testing.T) {
 	}
 	if forks == 0 {
 		t.Fatal("gencodex wrote no legacy fork")
+	}
+}
+
+// A legacy fork whose first line does not decode (cut, then written past)
+// has no thread: the parent's session_meta on its line 2 is a copy, not
+// its own. It is left out with a problem, in this listing and the next
+// (which reads the index), and the parent's row never takes it in.
+func TestLegacyForkWithABrokenFirstLineStaysApart(t *testing.T) {
+	hm := newHome(t)
+	lm := codextest.Meta{ID: idLegacy, Cwd: "/work/legacy", Version: "0.142.3", Source: "cli", At: t0}
+	parent := [][]byte{codextest.MetaLine(lm), codextest.User(t0, -1, "legacy first prompt"), codextest.Agent(t0, -1, "legacy reply")}
+	hm.segment(false, t0, idLegacy, "", t0.Add(time.Minute), parent...)
+	fork := t0.Add(10 * time.Minute)
+	broken := append(realMeta(idLFork, "")[:3000], '\n') // its id in its first bytes, the line cut
+	hm.segment(false, fork, idLFork, "", fork.Add(time.Minute),
+		broken, restamp(bytes.Join(parent, nil), fork.Add(time.Millisecond)),
+		codextest.User(fork.Add(time.Second), -1, "the fork's own prompt"))
+	h := New(Paths{Root: hm.root})
+	index := filepath.Join(t.TempDir(), "codex.idx")
+	for run := range 2 {
+		var rows []*harness.Session
+		st, err := sessions.List(context.Background(), sessions.Options{Harness: h, IndexPath: index}, func(s *harness.Session) error {
+			rows = append(rows, s)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 1 || rows[0].ID != idLegacy {
+			t.Fatalf("listing %d: rows %v, want the parent's alone", run+1, rows)
+		}
+		if p := rows[0]; len(p.Segments) != 0 || p.LastPrompt != "legacy first prompt" {
+			t.Fatalf("listing %d: the parent's row took the fork in: segments %v, last prompt %q", run+1, p.Segments, p.LastPrompt)
+		}
+		if len(st.Problems) != 1 || !strings.Contains(st.Problems[0].Error(), "no session_meta") {
+			t.Fatalf("listing %d: problems %v, want the fork's", run+1, st.Problems)
+		}
 	}
 }

@@ -64,6 +64,9 @@ type segment struct {
 	// that file, open. Neither is stored.
 	open func(id, created string) *parentFile
 	copy *parentFile
+	// lines counts the lines this read passed: only a segment's first
+	// line names its thread. Not stored.
+	lines int
 }
 
 func (g *segment) stamp() *fresh.Stamp {
@@ -261,6 +264,7 @@ func millis(ts []byte) int64 {
 
 // line folds one rollout line into the record.
 func (g *segment) line(line []byte) {
+	g.lines++
 	typ, ts, payload := envelope(line)
 	if typ == "" {
 		if len(bytes.TrimSpace(line)) > 0 && !jsonl.Valid(line) {
@@ -302,6 +306,13 @@ func (g *segment) line(line []byte) {
 func (g *segment) meta(line []byte) {
 	m, ok := decodeMeta(line)
 	if !ok {
+		g.Broken++
+		return
+	}
+	if g.ID == "" && g.lines > 1 {
+		// The first line did not name the thread: a later session_meta
+		// is a legacy fork's copy of its parent's, and taking it would
+		// put the fork's lines in the parent's thread.
 		g.Broken++
 		return
 	}

@@ -92,6 +92,7 @@ func (x *textReader) name(n string) {
 }
 
 func (x *textReader) line(line []byte) {
+	x.seg.lines++ // only the first line names the thread (segment.meta)
 	typ, ts, payload := envelope(line)
 	if typ == "" {
 		return
