@@ -218,7 +218,16 @@ func resumeInPlace(h *home, c resumeCase) {
 			t.Fatalf("forgectl resume %s: codex asks for a directory:\n%s", c.id, s)
 		}
 		t.Logf("FACT: forgectl resume of this thread meets codex's question:\n%s", strings.TrimSpace(s))
-		answer(t, p, s, c.question)
+		// A key sent while the TUI draws its question but before it reads
+		// input is lost (seen once in CI on 0.171.0): answer again while
+		// the question stays on the screen.
+		for try := 0; try < 3; try++ {
+			answer(t, p, s, c.question)
+			if tmuxrig.Poll.Wait(5*time.Second, func() bool { return !strings.Contains(p.Screen(), c.question) }) {
+				break
+			}
+			s = p.Screen()
+		}
 	}
 	// The composer comes up before the replayed transcript is drawn (0.142.3
 	// on a loaded machine showed it alone): wait for both, or for the
