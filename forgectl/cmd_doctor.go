@@ -159,8 +159,10 @@ Prints one row per check: ok, warn or fail, with a hint for anything not ok.
                 Claude Code still names task directories after session ids
   retention     what Claude Code's retention sweep deletes next: the effective
                 cleanupPeriodDays (see RETENTION), how many sessions are past
-                the cutoff and how many pass it within 7 days, when the last
-                sweep ran, and what keeps them
+                the cutoff and how many pass it within 7 days, the task lists
+                and file histories it deletes by their own folder's age (a
+                recent session's old task list too), when the last sweep
+                ran, and what keeps them
 
 Because 'resume snapshot' always exits 0, a missing or misspelled Stop hook
 looks exactly like one that works until a session exits and its tasks are

@@ -149,8 +149,8 @@ func TestE2EDoctorRetention(t *testing.T) {
 	}
 
 	// Once the old sessions are archived by the command the hint names
-	// (their transcripts and file-history go with them), the row is quiet
-	// at the default.
+	// (their transcripts and file-history go with them), no session is
+	// due; the fresh session's old task list still is, and the row says so.
 	code, stdout, stderr := e.runCmd(t, nil, "resume", "archive", "--yes", "--older-than", "20d")
 	if code != 0 || stdout != "d0000000-0000-4000-8000-000000000001\nd0000000-0000-4000-8000-000000000002\n" &&
 		stdout != "d0000000-0000-4000-8000-000000000002\nd0000000-0000-4000-8000-000000000001\n" {
@@ -163,8 +163,9 @@ func TestE2EDoctorRetention(t *testing.T) {
 			t.Errorf("%s is still in Claude Code's tree after the archive", p)
 		}
 	}
-	if r := e.doctorRow(t, e.home, menv); r.Status != "ok" || !strings.Contains(r.Message, "no session is within 7 days") {
-		t.Fatalf("nothing due: %+v", r)
+	if r := e.doctorRow(t, e.home, menv); r.Status != "warn" || !strings.Contains(r.Message, "no session is within 7 days") ||
+		!strings.Contains(r.Message, "deletes by their own mtime 1 task list(s)") {
+		t.Fatalf("after the archive: %+v", r)
 	}
 }
 
@@ -173,6 +174,28 @@ func TestE2EDoctorRetention(t *testing.T) {
 // ~/.claude/settings.json is then the project's settings, and wins: the
 // real 2.1.333 kept a 40-day-old transcript with 3650 there and 1 in
 // $CLAUDE_CONFIG_DIR/settings.json (docs/retention.md).
+// No session near the cutoff, but a fresh session's task list whose own
+// folder is old: the sweep deletes it all the same, so doctor warns.
+func TestE2EDoctorRetentionWarnsOfAnOldTaskListAlone(t *testing.T) {
+	e := newE2E(t)
+	api := e.repo("api-server")
+	id := "d0000000-0000-4000-8000-000000000005"
+	e.session(id, api, "main", "used yesterday", "", day)
+	ageDir(t, filepath.Join(e.claude, "tasks", id), 35*day)
+	menv := "FORGECTL_CLAUDE_MANAGED_DIR=" + filepath.Join(e.home, "none")
+	r := e.doctorRow(t, e.home, menv)
+	if r.Status != "warn" || !strings.Contains(r.Message, "no session is within 7 days") ||
+		!strings.Contains(r.Message, "deletes by their own mtime 1 task list(s)") ||
+		!strings.Contains(r.Hint, "larger cleanupPeriodDays") || !strings.Contains(r.Hint, filepath.Join("~/.claude", "settings.json")) {
+		t.Fatalf("%+v", r)
+	}
+	// With nothing old at all, quiet.
+	ageDir(t, filepath.Join(e.claude, "tasks", id), day)
+	if r := e.doctorRow(t, e.home, menv); r.Status != "ok" {
+		t.Fatalf("nothing due: %+v", r)
+	}
+}
+
 func TestE2EDoctorRetentionUnderClaudeConfigDir(t *testing.T) {
 	e := newE2E(t)
 	moved := filepath.Join(e.home, "elsewhere")

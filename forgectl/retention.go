@@ -256,7 +256,16 @@ func (a *app) retentionRow(ctx context.Context) checkRow {
 		return row
 	}
 	if sessions.past+sessions.soon == 0 {
-		row.Message = fmt.Sprintf("%s: no session is within 7 days of Claude Code's sweep; %s", setting, last)
+		if len(also) == 0 {
+			row.Message = fmt.Sprintf("%s: no session is within 7 days of Claude Code's sweep; %s", setting, last)
+			return row
+		}
+		// A task list or a file history goes by its own folder's mtime:
+		// an old task list of a session used yesterday is deleted all
+		// the same, and archiving moves only sessions past an age.
+		row.Status = "warn"
+		row.Message = fmt.Sprintf("%s: no session is within 7 days of Claude Code's sweep, but it deletes by their own mtime %s; %s", setting, strings.Join(also, " and "), last)
+		row.Hint = fmt.Sprintf("set a larger cleanupPeriodDays (3650 keeps ten years) in %s; a task list's folder ages from its own last change, not its session's", where)
 		return row
 	}
 	row.Status = "warn"
