@@ -87,7 +87,7 @@ func TestReadHead(t *testing.T) {
 	hm := newHome(t)
 	fast := hm.segment(false, t0, idTUI, "", t0, realMeta(idTUI, ""))
 	sorted := hm.segment(false, t0, idFork, "", t0, codextest.MetaLine(pmeta(idFork, t0))) // the id past the instructions
-	cut := hm.segment(false, t0, idExec, "", t0, realMeta(idExec, "")[:5000])               // its first line still being written
+	cut := hm.segment(false, t0, idExec, "", t0, realMeta(idExec, "")[:5000])              // its first line still being written
 	notMeta := hm.segment(false, t0, idSub, "", t0, codextest.User(t0, -1, "hello"))
 	h := New(Paths{Root: hm.root})
 	for _, c := range []struct {

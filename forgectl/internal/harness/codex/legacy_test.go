@@ -2,7 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -14,7 +13,6 @@ import (
 
 	"forgectl.dev/forgectl/internal/harness"
 	"forgectl.dev/forgectl/internal/harness/codex/codextest"
-	"forgectl.dev/forgectl/internal/sessions"
 	"forgectl.dev/shared/jsonl"
 )
 
@@ -224,14 +222,7 @@ func TestLegacyForkWithABrokenFirstLineStaysApart(t *testing.T) {
 	h := New(Paths{Root: hm.root})
 	index := filepath.Join(t.TempDir(), "codex.idx")
 	for run := range 2 {
-		var rows []*harness.Session
-		st, err := sessions.List(context.Background(), sessions.Options{Harness: h, IndexPath: index}, func(s *harness.Session) error {
-			rows = append(rows, s)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		rows, st := listWithProblems(t, h, index)
 		if len(rows) != 1 || rows[0].ID != idLegacy {
 			t.Fatalf("listing %d: rows %v, want the parent's alone", run+1, rows)
 		}

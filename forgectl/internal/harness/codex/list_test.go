@@ -187,7 +187,8 @@ func zstdOf(t *testing.T, b []byte) []byte {
 	return buf.Bytes()
 }
 
-func list(t *testing.T, h *Harness, index string) ([]*harness.Session, sessions.Stats) {
+// listWithProblems is one listing of h, its problems left to the caller.
+func listWithProblems(t *testing.T, h *Harness, index string) ([]*harness.Session, sessions.Stats) {
 	t.Helper()
 	var out []*harness.Session
 	st, err := sessions.List(context.Background(), sessions.Options{Harness: h, IndexPath: index}, func(s *harness.Session) error {
@@ -197,6 +198,12 @@ func list(t *testing.T, h *Harness, index string) ([]*harness.Session, sessions.
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out, st
+}
+
+func list(t *testing.T, h *Harness, index string) ([]*harness.Session, sessions.Stats) {
+	t.Helper()
+	out, st := listWithProblems(t, h, index)
 	for _, p := range st.Problems {
 		t.Errorf("problem: %v", p)
 	}
